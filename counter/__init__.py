@@ -1,0 +1,60 @@
+"""Santase Counter: a Flask app that keeps the score of Santase (66) matches."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask_migrate import Migrate, upgrade
+from werkzeug.routing import IntegerConverter
+
+from counter import api, errors, web
+from counter.config import configure
+from counter.models import db, tune_sqlite
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+MIGRATIONS_DIR = PACKAGE_DIR / "migrations"
+
+migrate = Migrate(directory=str(MIGRATIONS_DIR))
+
+
+class MatchIdConverter(IntegerConverter):
+    """A positive id that fits every database's integer column; larger ones simply do not match."""
+
+    def __init__(self, map: Any) -> None:  # noqa: A002 - Werkzeug's parameter name
+        super().__init__(map, min=1, max=2**31 - 1)
+
+
+def _shipped_folder(name: str) -> str:
+    """``counter/<name>`` inside an installed wheel, else the checkout's top-level folder."""
+    inside = PACKAGE_DIR / name
+    return str(inside if inside.is_dir() else PACKAGE_DIR.parent / name)
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app; ``test_config`` replaces what the environment would set."""
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        template_folder=_shipped_folder("templates"),
+        static_folder=_shipped_folder("static"),
+    )
+    configure(app, test_config)
+    db.init_app(app)
+    migrate.init_app(app, db)
+    app.url_map.converters["match_id"] = MatchIdConverter
+
+    web.init_app(app)
+    app.register_blueprint(web.bp)
+    app.register_blueprint(api.bp)
+    errors.init_app(app)
+
+    with app.app_context():
+        tune_sqlite(db.engine)
+        if app.config["AUTO_MIGRATE"]:
+            upgrade()
+            # Forked workers must open their own connections, not share these.
+            db.engine.dispose()
+    return app

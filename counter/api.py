@@ -1,0 +1,165 @@
+"""The JSON API: the same service functions as the pages, JSON in and JSON out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, abort, request, url_for
+
+from counter import matches
+from counter.browser import browser_key, ensure_browser_key
+from counter.errors import error_response
+from counter.matches import MatchNotFound, MatchPage, MatchView
+from counter.scoring import RuleConflict, RuleError
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def json_body(allowed: frozenset[str]) -> dict[str, Any]:
+    """The request's JSON object: 415 if not JSON, 400 if malformed, 422 for unknown fields."""
+    raw = request.get_data(cache=True)
+    if not raw:
+        return {}
+    if not request.is_json:
+        abort(415)
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
+        abort(400, description="The request body is not valid JSON.")
+    if not isinstance(body, dict):
+        abort(400, description="The request body must be a JSON object.")
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        expected = ", ".join(sorted(allowed))
+        abort(422, description=f"Unknown field {unknown[0]!r}; this request takes {expected}.")
+    return body
+
+
+def match_json(match: MatchView) -> dict[str, Any]:
+    """A match as the API shows it; a summary (no ``deals``) carries ``deal_count`` instead."""
+    body: dict[str, Any] = {
+        "id": match.id,
+        "target": match.target,
+        "players": [
+            {"seat": player.seat, "name": player.name, "score": player.score, "games": player.games}
+            for player in match.players
+        ],
+        "winner": match.winner,
+        "finished": match.finished,
+        "created_at": _timestamp(match.created_at),
+        "finished_at": _timestamp(match.finished_at),
+    }
+    if match.deals is None:
+        body["deal_count"] = match.deal_count
+    else:
+        body["deals"] = [
+            {
+                "number": deal.number,
+                "player": deal.player,
+                "outcome": deal.outcome.value,
+                "points": deal.points,
+                "scores": list(deal.scores),
+                "created_at": _timestamp(deal.created_at),
+            }
+            for deal in match.deals
+        ]
+    return body
+
+
+def _timestamp(moment: Any) -> str | None:
+    return None if moment is None else moment.isoformat(timespec="seconds") + "Z"
+
+
+def _page_json(page: MatchPage) -> dict[str, Any]:
+    return {
+        "matches": [match_json(match) for match in page.matches],
+        "page": page.page,
+        "pages": page.pages,
+    }
+
+
+def _created(match: MatchView) -> tuple[dict[str, Any], int, dict[str, str]]:
+    location = url_for("api.show_match", match_id=match.id)
+    return match_json(match), 201, {"Location": location}
+
+
+@bp.get("/matches")
+def list_matches() -> dict[str, Any]:
+    """This browser's matches, newest first, a page at a time (``?page=N``)."""
+    page = request.args.get("page", "1")
+    if not page.isdigit() or not page.isascii():
+        abort(400, description="page must be a whole number from 1 up.")
+    return _page_json(matches.list_matches(browser_key(), int(page)))
+
+
+@bp.post("/matches")
+def start_match() -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Start a new match; target and names default to 11 and the last match's names."""
+    body = json_body(frozenset({"target", "players"}))
+    owner = ensure_browser_key()
+    return _created(matches.start_match(owner, body.get("target", 11), body.get("players")))
+
+
+@bp.get("/matches/current")
+def current_match() -> dict[str, Any]:
+    """The match this browser started last."""
+    match = matches.current_match(browser_key())
+    if match is None:
+        raise MatchNotFound("This browser has no match yet.")
+    return match_json(match)
+
+
+@bp.get("/matches/<match_id:match_id>")
+def show_match(match_id: int) -> dict[str, Any]:
+    """One match with all its deals."""
+    return match_json(matches.get_match(browser_key(), match_id))
+
+
+@bp.patch("/matches/<match_id:match_id>")
+def change_match(match_id: int) -> dict[str, Any]:
+    """Switch the target or rename the players."""
+    body = json_body(frozenset({"target", "players"}))
+    owner = _owner_of(match_id)
+    return match_json(
+        matches.change_match(owner, match_id, body.get("target"), body.get("players"))
+    )
+
+
+@bp.post("/matches/<match_id:match_id>/deals")
+def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]:
+    """Record a deal; a repeated ``request_id`` returns the match without recording again."""
+    body = json_body(frozenset({"player", "outcome", "request_id"}))
+    for field in ("player", "outcome"):
+        if field not in body:
+            abort(422, description=f"Say which {field} the deal is for.")
+    owner = _owner_of(match_id)
+    match, recorded = matches.record_deal(
+        owner, match_id, body["player"], body["outcome"], body.get("request_id")
+    )
+    # 200 tells a retrying client that its deal was already there.
+    return _created(match) if recorded else match_json(match)
+
+
+@bp.delete("/matches/<match_id:match_id>/deals/last")
+def undo_last_deal(match_id: int) -> dict[str, Any]:
+    """Take back the latest deal."""
+    match, _removed = matches.undo_last_deal(_owner_of(match_id), match_id)
+    return match_json(match)
+
+
+def _owner_of(match_id: int) -> str:
+    owner = browser_key()
+    if owner is None:
+        raise MatchNotFound(f"There is no match {match_id} in this browser.")
+    return owner
+
+
+@bp.errorhandler(MatchNotFound)
+def _not_found(error: MatchNotFound) -> tuple[Response, int] | tuple[str, int]:
+    return error_response(str(error), 404)
+
+
+@bp.errorhandler(RuleError)
+def _refused(error: RuleError) -> tuple[Response, int] | tuple[str, int]:
+    return error_response(str(error), 409 if isinstance(error, RuleConflict) else 422)

@@ -1,0 +1,442 @@
+"""The service layer: every way in (HTML forms, JSON API) records and reads matches here.
+
+Functions take the browser's owner key and plain values, check them with
+:mod:`counter.scoring`, persist through SQLAlchemy and hand back read-only
+views. A match that belongs to another browser is reported exactly like one
+that does not exist.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ParamSpec, TypeVar
+
+from sqlalchemy import case, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from counter import scoring
+from counter.models import REQUEST_ID_MAX_LENGTH, Deal, Match, db
+from counter.scoring import DEFAULT_NAMES, DEFAULT_TARGET, Outcome, RuleConflict, RuleError, Seat
+
+PAGE_SIZE = 20
+
+
+class MatchNotFound(LookupError):
+    """No match with that id belongs to this browser."""
+
+
+class NothingToUndo(RuleConflict):
+    """Undo was asked of a match without deals."""
+
+
+class RequestReused(RuleConflict):
+    """A request id came back with a different deal than the one it recorded."""
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    seat: Seat
+    name: str
+    score: int
+    games: int
+
+
+@dataclass(frozen=True)
+class DealView:
+    number: int
+    player: Seat
+    outcome: Outcome
+    points: int
+    scores: tuple[int, int]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """A match as pages and the API show it; ``id`` is None before anything is stored."""
+
+    id: int | None
+    target: int
+    players: tuple[PlayerView, PlayerView]
+    winner: Seat | None
+    deal_count: int
+    created_at: datetime | None
+    finished_at: datetime | None
+    deals: tuple[DealView, ...] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def winner_name(self) -> str | None:
+        return None if self.winner is None else self.players[self.winner - 1].name
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    matches: list[MatchView]
+    page: int
+    pages: int
+    total: int
+
+
+@dataclass(frozen=True)
+class _Totals:
+    """One row of the per-match aggregate over this browser's deals."""
+
+    id: int
+    names: tuple[str, str]
+    target: int
+    created_at: datetime
+    scores: tuple[int, int]
+    deal_count: int
+    last_deal_at: datetime | None
+
+    @property
+    def standing(self) -> scoring.Standing:
+        return scoring.Standing(self.scores, self.target, self.names)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _writes(service: Callable[P, R]) -> Callable[P, R]:
+    """Roll back whatever a refused write had begun, so a refusal changes nothing."""
+
+    @functools.wraps(service)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return service(*args, **kwargs)
+        except BaseException:
+            db.session.rollback()
+            raise
+
+    return run
+
+
+def _pair(names: tuple[str, str]) -> frozenset[str]:
+    return frozenset(name.casefold() for name in names)
+
+
+def _browser_totals(owner: str) -> list[_Totals]:
+    """Scores and deal counts of every match of this browser, oldest first, in one query."""
+    seat_points = [
+        func.coalesce(func.sum(case((Deal.player == seat, Deal.points), else_=0)), 0)
+        for seat in scoring.SEATS
+    ]
+    rows = db.session.execute(
+        select(
+            Match.id,
+            Match.player1,
+            Match.player2,
+            Match.target,
+            Match.created_at,
+            *seat_points,
+            func.count(Deal.id),
+            func.max(Deal.created_at),
+        )
+        .outerjoin(Deal, Deal.match_id == Match.id)
+        .where(Match.owner == owner)
+        .group_by(Match.id)
+        .order_by(Match.id)
+    )
+    return [
+        _Totals(
+            id=row[0],
+            names=(row[1], row[2]),
+            target=row[3],
+            created_at=row[4],
+            scores=(int(row[5]), int(row[6])),
+            deal_count=row[7],
+            last_deal_at=row[8],
+        )
+        for row in rows
+    ]
+
+
+def _games_by_match(totals: Sequence[_Totals]) -> dict[int, tuple[int, int]]:
+    """Matches won by each seat's player in the series so far, for every match.
+
+    A series is this browser's matches between the same two names (in either
+    seat, case ignored), counted up to and including the match itself.
+    """
+    wins: dict[frozenset[str], dict[str, int]] = {}
+    games: dict[int, tuple[int, int]] = {}
+    for row in totals:
+        series = wins.setdefault(_pair(row.names), {})
+        winner = row.standing.winner
+        if winner is not None:
+            key = row.names[winner - 1].casefold()
+            series[key] = series.get(key, 0) + 1
+        games[row.id] = (
+            series.get(row.names[0].casefold(), 0),
+            series.get(row.names[1].casefold(), 0),
+        )
+    return games
+
+
+def _summary(row: _Totals, games: tuple[int, int]) -> MatchView:
+    result = row.standing
+    return MatchView(
+        id=row.id,
+        target=row.target,
+        players=(
+            PlayerView(1, row.names[0], result.scores[0], games[0]),
+            PlayerView(2, row.names[1], result.scores[1], games[1]),
+        ),
+        winner=result.winner,
+        deal_count=row.deal_count,
+        created_at=row.created_at,
+        finished_at=row.last_deal_at if result.finished else None,
+    )
+
+
+def _full_view(match: Match) -> MatchView:
+    """The match with its deals and running totals."""
+    totals = _browser_totals(match.owner)
+    games = _games_by_match([row for row in totals if row.id <= match.id])[match.id]
+    results = [_deal_result(deal) for deal in match.deals]
+    running = scoring.running_totals(results, match.target, match.names)
+    deals = tuple(
+        DealView(
+            number=deal.number,
+            player=result.player,
+            outcome=result.outcome,
+            points=result.points,
+            scores=after.scores,
+            created_at=deal.created_at,
+        )
+        for deal, result, after in zip(match.deals, results, running, strict=True)
+    )
+    last = running[-1] if running else scoring.Standing((0, 0), match.target, match.names)
+    return MatchView(
+        id=match.id,
+        target=match.target,
+        players=(
+            PlayerView(1, match.player1, last.scores[0], games[0]),
+            PlayerView(2, match.player2, last.scores[1], games[1]),
+        ),
+        winner=last.winner,
+        deal_count=len(deals),
+        created_at=match.created_at,
+        finished_at=deals[-1].created_at if last.finished else None,
+        deals=deals,
+    )
+
+
+def _deal_result(deal: Deal) -> scoring.DealResult:
+    return scoring.DealResult(
+        player=scoring.parse_seat(deal.player),
+        outcome=Outcome(deal.outcome),
+        points=deal.points,
+    )
+
+
+def _load(owner: str, match_id: int, *, for_update: bool = False) -> Match:
+    statement = (
+        select(Match)
+        .where(Match.id == match_id, Match.owner == owner)
+        .options(selectinload(Match.deals))
+    )
+    if for_update:
+        statement = statement.with_for_update()
+    match = db.session.scalars(statement).one_or_none()
+    if match is None:
+        raise MatchNotFound(f"There is no match {match_id} in this browser.")
+    return match
+
+
+def _standing(match: Match) -> scoring.Standing:
+    return scoring.standing((_deal_result(deal) for deal in match.deals), match.target, match.names)
+
+
+def blank_match(names: tuple[str, str] = DEFAULT_NAMES, target: int = DEFAULT_TARGET) -> MatchView:
+    """What the counter shows before this browser has recorded anything."""
+    return MatchView(
+        id=None,
+        target=target,
+        players=(PlayerView(1, names[0], 0, 0), PlayerView(2, names[1], 0, 0)),
+        winner=None,
+        deal_count=0,
+        created_at=None,
+        finished_at=None,
+        deals=(),
+    )
+
+
+def get_match(owner: str | None, match_id: int) -> MatchView:
+    """One of this browser's matches, with its deals."""
+    if owner is None:
+        raise MatchNotFound(f"There is no match {match_id} in this browser.")
+    return _full_view(_load(owner, match_id))
+
+
+def current_match_id(owner: str | None) -> int | None:
+    """The id of this browser's most recently started match, if any."""
+    if owner is None:
+        return None
+    return db.session.scalar(select(func.max(Match.id)).where(Match.owner == owner))
+
+
+def current_match(owner: str | None) -> MatchView | None:
+    """This browser's most recently started match, with its deals."""
+    match_id = current_match_id(owner)
+    if owner is None or match_id is None:
+        return None
+    return get_match(owner, match_id)
+
+
+def list_matches(owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
+    """A page of this browser's matches, newest first, as summaries without deals."""
+    if page < 1:
+        raise RuleError("Pages are numbered from 1.")
+    totals = _browser_totals(owner) if owner is not None else []
+    pages = max(1, math.ceil(len(totals) / per_page))
+    if page > pages:
+        raise MatchNotFound(f"There is no page {page}; the history has {pages}.")
+    games = _games_by_match(totals)
+    newest_first = totals[::-1][(page - 1) * per_page : page * per_page]
+    return MatchPage(
+        matches=[_summary(row, games[row.id]) for row in newest_first],
+        page=page,
+        pages=pages,
+        total=len(totals),
+    )
+
+
+@_writes
+def start_match(
+    owner: str, target: object = DEFAULT_TARGET, names: Sequence[object] | None = None
+) -> MatchView:
+    """Store a new match; names default to the browser's last match, then to Player 1 and 2."""
+    target = scoring.parse_target(target)
+    if names is None:
+        previous_id = current_match_id(owner)
+        previous = db.session.get(Match, previous_id) if previous_id is not None else None
+        players = previous.names if previous is not None else DEFAULT_NAMES
+    else:
+        players = _parse_names(names)
+    match = Match(owner=owner, player1=players[0], player2=players[1], target=target)
+    db.session.add(match)
+    db.session.commit()
+    return _full_view(match)
+
+
+def _parse_names(names: Sequence[object]) -> tuple[str, str]:
+    if isinstance(names, str | bytes) or len(names) != 2:
+        raise RuleError("Give exactly two player names.")
+    return scoring.parse_names(names[0], names[1])
+
+
+def _check_request_id(request_id: object) -> str | None:
+    if request_id is None:
+        return None
+    if not isinstance(request_id, str) or not 1 <= len(request_id) <= REQUEST_ID_MAX_LENGTH:
+        raise RuleError(f"request_id must be text of 1 to {REQUEST_ID_MAX_LENGTH} characters.")
+    return request_id
+
+
+@_writes
+def record_deal(
+    owner: str, match_id: int | None, player: object, outcome: object, request_id: object = None
+) -> tuple[MatchView, bool]:
+    """Record one deal's game points for ``player``; returns the match and whether it is new.
+
+    With no ``match_id`` the browser's first match is started with this deal.
+    A ``request_id`` seen before in this match records nothing and returns the
+    match as it is, so a double tap or a retried request counts once.
+    """
+    result = scoring.score_deal(scoring.parse_seat(player), scoring.parse_outcome(outcome))
+    request = _check_request_id(request_id)
+    for _attempt in range(3):
+        match = _load_or_start(owner, match_id)
+        if _replayed(match, request, result):
+            db.session.rollback()
+            return _full_view(match), False
+        _standing(match).after(result)  # refuses a finished match
+        match.deals.append(
+            Deal(
+                number=len(match.deals) + 1,
+                player=result.player,
+                outcome=result.outcome.value,
+                points=result.points,
+                request_id=request,
+            )
+        )
+        try:
+            db.session.commit()
+        except IntegrityError:
+            # Another request took this deal number or request id first: look again.
+            db.session.rollback()
+            continue
+        return _full_view(match), True
+    raise RuleConflict("The match changed while this deal was being recorded; try again.")
+
+
+def _load_or_start(owner: str, match_id: int | None) -> Match:
+    if match_id is not None:
+        return _load(owner, match_id, for_update=True)
+    match = Match(owner=owner, player1=DEFAULT_NAMES[0], player2=DEFAULT_NAMES[1])
+    match.target = DEFAULT_TARGET
+    match.deals = []
+    db.session.add(match)
+    return match
+
+
+def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) -> bool:
+    if request_id is None:
+        return False
+    for deal in match.deals:
+        if deal.request_id == request_id:
+            if (deal.player, deal.outcome) != (result.player, result.outcome.value):
+                raise RequestReused(
+                    f"That request was already recorded as deal {deal.number}, for another "
+                    "player or outcome; nothing new was recorded."
+                )
+            return True
+    return False
+
+
+@_writes
+def undo_last_deal(owner: str, match_id: int) -> tuple[MatchView, DealView]:
+    """Remove the latest deal; a match it had finished is open again.
+
+    Returns the match as it is now and the deal that was taken back.
+    """
+    match = _load(owner, match_id, for_update=True)
+    if not match.deals:
+        raise NothingToUndo("There is no deal to undo in this match.")
+    removed = _full_view(match).deals[-1]  # type: ignore[index]
+    db.session.delete(match.deals[-1])
+    db.session.commit()
+    return _full_view(match), removed
+
+
+@_writes
+def change_match(
+    owner: str,
+    match_id: int | None,
+    target: object = None,
+    names: Sequence[object] | None = None,
+) -> MatchView:
+    """Switch the target and/or rename the players, as long as the match would not end by it.
+
+    With no ``match_id`` the browser's first match is started with these settings.
+    """
+    match = _load_or_start(owner, match_id)
+    current = _standing(match)
+    if names is not None:
+        current = scoring.Standing(current.scores, current.target, _parse_names(names))
+    if target is not None:
+        current = current.with_target(scoring.parse_target(target))
+    match.player1, match.player2 = current.names
+    match.target = current.target
+    db.session.commit()
+    return _full_view(match)

@@ -1,0 +1,42 @@
+"""Alembic's entry point, run by Flask-Migrate with the app's own engine and models."""
+
+from __future__ import annotations
+
+from alembic import context
+from flask import current_app
+
+from counter.models import db
+
+config = context.config
+# Logging is left to the app (gunicorn, flask run); alembic.ini's logging
+# section would otherwise switch off the loggers already set up.
+
+
+def run_migrations_offline() -> None:
+    """Print the SQL instead of running it (``flask db upgrade --sql``)."""
+    context.configure(
+        url=db.engine.url.render_as_string(hide_password=False),
+        target_metadata=db.metadata,
+        literal_binds=True,
+        render_as_batch=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    configure_args = current_app.extensions["migrate"].configure_args
+    with db.engine.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=db.metadata,
+            **configure_args,  # Flask-Migrate's: batch mode for SQLite, compare types
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+
+
+if context.is_offline_mode():
+    run_migrations_offline()
+else:
+    run_migrations_online()

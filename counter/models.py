@@ -1,0 +1,94 @@
+"""The database tables: matches owned by a browser, and the deals recorded in them.
+
+Only what cannot be derived is stored. Totals, the winner, whether a match is
+finished, when it finished and the games won are worked out from the deals
+by :mod:`counter.scoring`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from flask_sqlalchemy import SQLAlchemy
+from sqlalchemy import Engine, ForeignKey, Index, SmallInteger, String, UniqueConstraint, event
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from counter.scoring import DEFAULT_NAMES, DEFAULT_TARGET, NAME_MAX_LENGTH
+
+OWNER_KEY_LENGTH = 64
+REQUEST_ID_MAX_LENGTH = 64
+
+
+def utcnow() -> datetime:
+    """Naive UTC, so that SQLite and PostgreSQL hand back the same kind of value."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+db = SQLAlchemy(model_class=Base)
+
+
+class Match(db.Model):  # type: ignore[name-defined,misc]
+    """A run of deals between two players until one reaches the target."""
+
+    __tablename__ = "match"
+    __table_args__ = (Index("ix_match_owner_id", "owner", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
+    player1: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH), default=DEFAULT_NAMES[0])
+    player2: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH), default=DEFAULT_NAMES[1])
+    target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    deals: Mapped[list[Deal]] = relationship(
+        back_populates="match",
+        order_by="Deal.number",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return (self.player1, self.player2)
+
+
+class Deal(db.Model):  # type: ignore[name-defined,misc]
+    """One deal's game points, recorded for the player who received them."""
+
+    __tablename__ = "deal"
+    __table_args__ = (
+        UniqueConstraint("match_id", "number", name="uq_deal_match_number"),
+        UniqueConstraint("match_id", "request_id", name="uq_deal_match_request"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("match.id", ondelete="CASCADE"))
+    number: Mapped[int]
+    player: Mapped[int] = mapped_column(SmallInteger)
+    outcome: Mapped[str] = mapped_column(String(32))
+    # Kept as given when recorded, so that a later change of rules never
+    # rewrites a finished tally.
+    points: Mapped[int] = mapped_column(SmallInteger)
+    request_id: Mapped[str | None] = mapped_column(String(REQUEST_ID_MAX_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    match: Mapped[Match] = relationship(back_populates="deals")
+
+
+def tune_sqlite(engine: Engine) -> None:
+    """WAL and a busy timeout let several phones write to one SQLite file at once."""
+    if engine.dialect.name != "sqlite":
+        return
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(connection: Any, _record: Any) -> None:
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()

@@ -1,0 +1,221 @@
+"""The rules of Santase scoring: deal outcomes, their game points and the match state.
+
+Pure Python on purpose: nothing here knows about Flask, SQL or HTTP, so the
+rules can be read, tested and reused on their own. Everything else in the
+project asks this module what a deal is worth and who has won.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+Seat = Literal[1, 2]
+SEATS: tuple[Seat, Seat] = (1, 2)
+
+TARGETS: tuple[int, ...] = (7, 11, 15)
+DEFAULT_TARGET = 11
+
+NAME_MAX_LENGTH = 40
+DEFAULT_NAMES: tuple[str, str] = ("Player 1", "Player 2")
+
+
+class Outcome(StrEnum):
+    """Why a player received game points, always from the receiver's side."""
+
+    NORMAL = "normal"
+    SCHNEIDER = "schneider"
+    SCHWARZ = "schwarz"
+    FAILED_CLOSE = "failed_close"
+    FAILED_CLOSE_NO_TRICK = "failed_close_no_trick"
+    WRONG_CLAIM = "wrong_claim"
+
+    @property
+    def points(self) -> int:
+        """Game points the receiving player gets for this outcome."""
+        return POINTS[self]
+
+
+POINTS: dict[Outcome, int] = {
+    Outcome.NORMAL: 1,
+    Outcome.SCHNEIDER: 2,
+    Outcome.SCHWARZ: 3,
+    Outcome.FAILED_CLOSE: 2,
+    Outcome.FAILED_CLOSE_NO_TRICK: 3,
+    Outcome.WRONG_CLAIM: 2,
+}
+
+
+class RuleError(ValueError):
+    """Input the rules cannot accept; the message is meant for the players."""
+
+
+class RuleConflict(RuleError):
+    """A valid request that the match, as it stands now, cannot take."""
+
+
+class MatchFinished(RuleConflict):
+    """A deal was offered to a match that already has a winner."""
+
+
+class TargetWouldEndMatch(RuleConflict):
+    """A target switch that a player's score has already reached."""
+
+
+def parse_outcome(value: object) -> Outcome:
+    """Return the outcome named by ``value`` or explain which names exist."""
+    if isinstance(value, str):
+        try:
+            return Outcome(value)
+        except ValueError:
+            pass
+    names = ", ".join(outcome.value for outcome in Outcome)
+    raise RuleError(f"Unknown outcome {value!r}: choose one of {names}.")
+
+
+def parse_seat(value: object) -> Seat:
+    """Return seat 1 or 2; anything else (including booleans) is refused."""
+    if isinstance(value, int) and not isinstance(value, bool) and value in SEATS:
+        return 1 if value == 1 else 2
+    raise RuleError(f"Player must be 1 or 2, not {value!r}.")
+
+
+def parse_target(value: object) -> int:
+    """Return a target the counter offers, or say which ones it does."""
+    if isinstance(value, int) and not isinstance(value, bool) and value in TARGETS:
+        return value
+    offered = ", ".join(str(target) for target in TARGETS)
+    raise RuleError(f"The target must be one of {offered} game points, not {value!r}.")
+
+
+def parse_name(value: object, seat: Seat) -> str:
+    """A player's name: trimmed, inner spaces folded, 1-40 characters, default if empty."""
+    if value is None:
+        return DEFAULT_NAMES[seat - 1]
+    if not isinstance(value, str):
+        raise RuleError(f"The name of player {seat} must be text.")
+    name = " ".join(unicodedata.normalize("NFC", value).split())
+    if not name:
+        return DEFAULT_NAMES[seat - 1]
+    if len(name) > NAME_MAX_LENGTH:
+        raise RuleError(
+            f"The name of player {seat} is {len(name)} characters long; "
+            f"keep it to {NAME_MAX_LENGTH}."
+        )
+    if any(unicodedata.category(char).startswith("C") for char in name):
+        raise RuleError(f"The name of player {seat} holds characters that cannot be shown.")
+    return name
+
+
+def parse_names(first: object, second: object) -> tuple[str, str]:
+    """Both players' names; two players may not share one, or the tally would be unreadable."""
+    names = (parse_name(first, 1), parse_name(second, 2))
+    if names[0].casefold() == names[1].casefold():
+        raise RuleError(f"Both players are called {names[0]!r}; give them different names.")
+    return names
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """One recorded deal as the rules see it."""
+
+    player: Seat
+    outcome: Outcome
+    points: int
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The match after some deals: both totals and whether someone has won."""
+
+    scores: tuple[int, int]
+    target: int
+    names: tuple[str, str] = DEFAULT_NAMES
+
+    @property
+    def winner(self) -> Seat | None:
+        """The seat that reached the target; deals stop there, so at most one."""
+        for seat in SEATS:
+            if self.score(seat) >= self.target:
+                return seat
+        return None
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+    def score(self, seat: Seat) -> int:
+        return self.scores[seat - 1]
+
+    def name(self, seat: Seat) -> str:
+        return self.names[seat - 1]
+
+    def after(self, deal: DealResult) -> Standing:
+        """The standing once ``deal`` is added; refused if the match is over."""
+        winner = self.winner
+        if winner is not None:
+            raise MatchFinished(
+                f"The match is over: {self.name(winner)} won "
+                f"{self.scores[0]}:{self.scores[1]}. Start a new match to keep playing."
+            )
+        first, second = self.scores
+        if deal.player == 1:
+            first += deal.points
+        else:
+            second += deal.points
+        return Standing((first, second), self.target, self.names)
+
+    def with_target(self, target: int) -> Standing:
+        """The standing under a new target, refused if that would end the match now.
+
+        Raising the target of a finished match above the winner's score reopens it.
+        """
+        target = parse_target(target)
+        if target == self.target:
+            return self
+        for seat in SEATS:
+            if self.score(seat) >= target:
+                raise TargetWouldEndMatch(
+                    f"{self.name(seat)} already has {self.score(seat)} game points, "
+                    f"so a target of {target} would end the match at once."
+                )
+        return Standing(self.scores, target, self.names)
+
+
+def score_deal(player: Seat, outcome: Outcome) -> DealResult:
+    """Score one deal for the player who receives the game points."""
+    return DealResult(player=player, outcome=outcome, points=outcome.points)
+
+
+def standing(
+    deals: Iterable[DealResult], target: int, names: tuple[str, str] = DEFAULT_NAMES
+) -> Standing:
+    """Total ``deals`` in order toward ``target``."""
+    current = Standing((0, 0), target, names)
+    for deal in deals:
+        current = current.after(deal)
+    return current
+
+
+def running_totals(
+    deals: Sequence[DealResult], target: int, names: tuple[str, str] = DEFAULT_NAMES
+) -> list[Standing]:
+    """The standing after each deal, for tally sheets with running totals."""
+    totals: list[Standing] = []
+    current = Standing((0, 0), target, names)
+    for deal in deals:
+        current = current.after(deal)
+        totals.append(current)
+    return totals
+
+
+def games_won(winners: Iterable[Seat | None]) -> tuple[int, int]:
+    """How many matches each seat has won, from the winners of a series."""
+    won = [0, 0]
+    for winner in winners:
+        if winner is not None:
+            won[winner - 1] += 1
+    return won[0], won[1]
