@@ -24,7 +24,7 @@ def json_body(allowed: frozenset[str]) -> dict[str, Any]:
     if not request.is_json:
         abort(415)
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, parse_constant=_not_json)
     except (ValueError, RecursionError):
         abort(400, description="The request body is not valid JSON.")
     if not isinstance(body, dict):
@@ -34,6 +34,10 @@ def json_body(allowed: frozenset[str]) -> dict[str, Any]:
         expected = ", ".join(sorted(allowed))
         abort(422, description=f"Unknown field {unknown[0]!r}; this request takes {expected}.")
     return body
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
 
 
 def match_json(match: MatchView) -> dict[str, Any]:

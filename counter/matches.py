@@ -121,10 +121,6 @@ def _writes(service: Callable[P, R]) -> Callable[P, R]:
     return run
 
 
-def _pair(names: tuple[str, str]) -> frozenset[str]:
-    return frozenset(name.casefold() for name in names)
-
-
 def _browser_totals(owner: str) -> list[_Totals]:
     """Scores and deal counts of every match of this browser, oldest first, in one query."""
     seat_points = [
@@ -162,24 +158,9 @@ def _browser_totals(owner: str) -> list[_Totals]:
 
 
 def _games_by_match(totals: Sequence[_Totals]) -> dict[int, tuple[int, int]]:
-    """Matches won by each seat's player in the series so far, for every match.
-
-    A series is this browser's matches between the same two names (in either
-    seat, case ignored), counted up to and including the match itself.
-    """
-    wins: dict[frozenset[str], dict[str, int]] = {}
-    games: dict[int, tuple[int, int]] = {}
-    for row in totals:
-        series = wins.setdefault(_pair(row.names), {})
-        winner = row.standing.winner
-        if winner is not None:
-            key = row.names[winner - 1].casefold()
-            series[key] = series.get(key, 0) + 1
-        games[row.id] = (
-            series.get(row.names[0].casefold(), 0),
-            series.get(row.names[1].casefold(), 0),
-        )
-    return games
+    """Games won in each match's series so far, keyed by match id."""
+    games = scoring.games_in_series((row.names, row.standing.winner) for row in totals)
+    return {row.id: counts for row, counts in zip(totals, games, strict=True)}
 
 
 def _summary(row: _Totals, games: tuple[int, int]) -> MatchView:

@@ -105,7 +105,9 @@ def parse_name(value: object, seat: Seat) -> str:
             f"The name of player {seat} is {len(name)} characters long; "
             f"keep it to {NAME_MAX_LENGTH}."
         )
-    if any(unicodedata.category(char).startswith("C") for char in name):
+    # Control, unassigned and surrogate code points cannot be shown; format
+    # characters such as the joiners inside emoji sequences can.
+    if any(unicodedata.category(char) in {"Cc", "Cn", "Cs"} for char in name):
         raise RuleError(f"The name of player {seat} holds characters that cannot be shown.")
     return name
 
@@ -212,10 +214,21 @@ def running_totals(
     return totals
 
 
-def games_won(winners: Iterable[Seat | None]) -> tuple[int, int]:
-    """How many matches each seat has won, from the winners of a series."""
-    won = [0, 0]
-    for winner in winners:
+def games_in_series(
+    matches: Iterable[tuple[tuple[str, str], Seat | None]],
+) -> list[tuple[int, int]]:
+    """Games (matches won) of each seat's player, for every match of a history in order.
+
+    ``matches`` are (names, winner) pairs, oldest first. A series is the matches
+    between the same two names, in either seat and whatever their case; each
+    match's count includes the match itself once it has a winner.
+    """
+    wins: dict[frozenset[str], dict[str, int]] = {}
+    games: list[tuple[int, int]] = []
+    for names, winner in matches:
+        keys = (names[0].casefold(), names[1].casefold())
+        series = wins.setdefault(frozenset(keys), {})
         if winner is not None:
-            won[winner - 1] += 1
-    return won[0], won[1]
+            series[keys[winner - 1]] = series.get(keys[winner - 1], 0) + 1
+        games.append((series.get(keys[0], 0), series.get(keys[1], 0)))
+    return games

@@ -1,0 +1,79 @@
+"""Fixtures: a fresh app and database per test, and browsers (test clients) to drive it.
+
+SQLite by default: the migrations run once into a template file that each
+test copies. With TEST_DATABASE_URL set (PostgreSQL), the migrations run once
+on that database and every test starts from empty tables.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from flask_migrate import upgrade
+from sqlalchemy import text
+
+from counter import create_app
+from counter.models import db
+
+TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
+SECRET = "test-secret-key-that-is-long-enough"
+
+
+def make_app(database_url: str) -> Flask:
+    return create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": SECRET,
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "AUTO_MIGRATE": False,
+        }
+    )
+
+
+@pytest.fixture(scope="session")
+def migrated_database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database at the latest migration: a template file for SQLite, or TEST_DATABASE_URL."""
+    if TEST_DATABASE_URL:
+        url = TEST_DATABASE_URL
+    else:
+        url = f"sqlite:///{tmp_path_factory.mktemp('template') / 'template.sqlite'}"
+    with make_app(url).app_context():
+        upgrade()
+        db.engine.dispose()
+    return url
+
+
+@pytest.fixture
+def app(migrated_database: str, tmp_path: Path) -> Iterator[Flask]:
+    if TEST_DATABASE_URL:
+        url = migrated_database
+    else:
+        copy = tmp_path / "counter.sqlite"
+        shutil.copy(migrated_database.removeprefix("sqlite:///"), copy)
+        url = f"sqlite:///{copy}"
+    app = make_app(url)
+    yield app
+    with app.app_context():
+        if TEST_DATABASE_URL:
+            db.session.execute(text("DELETE FROM deal"))
+            db.session.execute(text("DELETE FROM match"))
+            db.session.commit()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    """One browser: its own cookie jar."""
+    return app.test_client()
+
+
+@pytest.fixture
+def other_client(app: Flask) -> FlaskClient:
+    """A second browser on the same server."""
+    return app.test_client()

@@ -1,0 +1,62 @@
+"""Small drivers for the tests: play deals through the API or the HTML forms."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask.testing import FlaskClient
+
+
+def api_start(client: FlaskClient, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/matches", json=body)
+    assert response.status_code == 201, response.json
+    return response.json  # type: ignore[return-value]
+
+
+def api_deal(client: FlaskClient, match_id: int, player: int, outcome: str, **extra: Any) -> Any:
+    return client.post(
+        f"/api/matches/{match_id}/deals", json={"player": player, "outcome": outcome, **extra}
+    )
+
+
+def api_play(client: FlaskClient, match_id: int, *deals: tuple[int, str]) -> dict[str, Any]:
+    """Record several deals; returns the match after the last."""
+    match: dict[str, Any] = {}
+    for player, outcome in deals:
+        response = api_deal(client, match_id, player, outcome)
+        assert response.status_code == 201, response.json
+        match = response.json
+    return match
+
+
+def win_match(client: FlaskClient, match_id: int, player: int = 1, target: int = 11) -> None:
+    """Schwarz after schwarz until ``player`` reaches ``target``."""
+    api_play(client, match_id, *[(player, "schwarz")] * -(-target // 3))
+
+
+def page_field(html: str, name: str) -> str:
+    """The value of the first hidden field ``name`` on a page."""
+    match = re.search(rf'name="{name}" value="([^"]*)"', html)
+    assert match, f"no field {name} on the page"
+    return match.group(1)
+
+
+def tap(client: FlaskClient, player: int, outcome: str) -> Any:
+    """Record a deal the way a person does: load the counter, press a button."""
+    page = client.get("/").get_data(as_text=True)
+    return client.post(
+        "/deals",
+        data={
+            "match_id": page_field(page, "match_id"),
+            "request_id": page_field(page, "request_id"),
+            "player": str(player),
+            "outcome": outcome,
+        },
+    )
+
+
+def press(client: FlaskClient, action: str, **fields: str) -> Any:
+    """Submit one of the counter's other forms for the match on screen."""
+    page = client.get("/").get_data(as_text=True)
+    return client.post(action, data={"match_id": page_field(page, "match_id"), **fields})

@@ -1,0 +1,213 @@
+"""The scoring rules, without Flask or a database: the table in RULES.md as cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from counter import scoring
+from counter.scoring import (
+    DealResult,
+    MatchFinished,
+    Outcome,
+    RuleError,
+    Standing,
+    TargetWouldEndMatch,
+    games_in_series,
+    running_totals,
+    score_deal,
+    standing,
+)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "points"),
+    [
+        ("normal", 1),  # winner at 66, loser on 33 or more
+        ("schneider", 2),  # loser took a trick but stayed under 33
+        ("schwarz", 3),  # loser took no trick
+        ("failed_close", 2),  # the other player closed and missed 66
+        ("failed_close_no_trick", 3),  # ... and the receiver had no trick when it closed
+        ("wrong_claim", 2),  # the other player claimed 66 without it
+    ],
+)
+def test_each_outcome_is_worth_its_game_points(outcome: str, points: int) -> None:
+    assert score_deal(1, scoring.parse_outcome(outcome)).points == points
+
+
+def test_every_outcome_has_a_point_value() -> None:
+    assert set(scoring.POINTS) == set(Outcome)
+
+
+@pytest.mark.parametrize("seat", [1, 2])
+def test_points_go_to_the_player_who_receives_them(seat: scoring.Seat) -> None:
+    after = standing([score_deal(seat, Outcome.WRONG_CLAIM)], target=11)
+    assert after.score(seat) == 2
+    assert after.score(2 if seat == 1 else 1) == 0
+
+
+def test_deals_add_up_for_each_player() -> None:
+    deals = [
+        score_deal(1, Outcome.NORMAL),
+        score_deal(2, Outcome.SCHWARZ),
+        score_deal(1, Outcome.SCHNEIDER),
+    ]
+    assert standing(deals, target=11).scores == (3, 3)
+
+
+def test_a_match_without_deals_stands_at_nil_with_no_winner() -> None:
+    empty = standing([], target=11)
+    assert empty.scores == (0, 0)
+    assert empty.winner is None
+    assert not empty.finished
+
+
+@pytest.mark.parametrize(
+    ("scores", "target", "winner"),
+    [
+        ((10, 9), 11, None),
+        ((11, 9), 11, 1),  # reaching the target exactly ends the match
+        ((9, 13), 11, 2),  # passing it too
+        ((6, 6), 7, None),
+        ((7, 0), 7, 1),
+        ((14, 12), 15, None),
+        ((14, 15), 15, 2),
+    ],
+)
+def test_the_first_to_reach_the_target_wins(
+    scores: tuple[int, int], target: int, winner: int | None
+) -> None:
+    assert Standing(scores, target).winner == winner
+
+
+def test_points_past_the_target_are_kept_as_scored() -> None:
+    deals = [score_deal(1, Outcome.SCHWARZ)] * 3 + [score_deal(1, Outcome.SCHWARZ)]
+    final = standing(deals, target=11)
+    assert final.scores == (12, 0)
+    assert final.winner == 1
+
+
+def test_a_finished_match_refuses_another_deal() -> None:
+    won = Standing((11, 4), 11, ("Ivan", "Maria"))
+    with pytest.raises(MatchFinished, match="Ivan won 11:4"):
+        won.after(score_deal(2, Outcome.NORMAL))
+
+
+def test_running_totals_follow_each_deal() -> None:
+    deals = [score_deal(1, Outcome.NORMAL), score_deal(2, Outcome.SCHNEIDER)]
+    assert [after.scores for after in running_totals(deals, 11)] == [(1, 0), (1, 2)]
+
+
+@pytest.mark.parametrize(
+    ("scores", "old", "new", "finished"),
+    [
+        ((5, 6), 11, 7, False),  # lowering below nobody's score is fine
+        ((5, 6), 11, 15, False),
+        ((11, 3), 11, 15, False),  # raising a finished match reopens it
+        ((7, 2), 7, 11, False),
+    ],
+)
+def test_a_target_switch_that_ends_nothing_is_allowed(
+    scores: tuple[int, int], old: int, new: int, finished: bool
+) -> None:
+    switched = Standing(scores, old).with_target(new)
+    assert switched.target == new
+    assert switched.finished is finished
+
+
+@pytest.mark.parametrize(
+    ("scores", "old", "new"),
+    [
+        ((7, 2), 11, 7),  # someone already has the new target
+        ((3, 9), 11, 7),
+        ((12, 4), 15, 11),
+        ((11, 3), 11, 7),  # a finished match cannot be moved to a lower target
+    ],
+)
+def test_a_target_switch_that_would_end_the_match_is_refused(
+    scores: tuple[int, int], old: int, new: int
+) -> None:
+    with pytest.raises(TargetWouldEndMatch, match=f"target of {new} would end the match"):
+        Standing(scores, old, ("Ivan", "Maria")).with_target(new)
+
+
+def test_switching_to_the_same_target_changes_nothing() -> None:
+    won = Standing((11, 3), 11)
+    assert won.with_target(11) == won
+
+
+@pytest.mark.parametrize("target", [7, 11, 15])
+def test_offered_targets_are_accepted(target: int) -> None:
+    assert scoring.parse_target(target) == target
+
+
+@pytest.mark.parametrize("target", [0, 10, 21, -11, "11", 11.0, True, None])
+def test_other_targets_are_refused(target: object) -> None:
+    with pytest.raises(RuleError, match="7, 11, 15"):
+        scoring.parse_target(target)
+
+
+@pytest.mark.parametrize("seat", [0, 3, "1", 1.0, True, None])
+def test_only_seats_1_and_2_exist(seat: object) -> None:
+    with pytest.raises(RuleError, match="Player must be 1 or 2"):
+        scoring.parse_seat(seat)
+
+
+@pytest.mark.parametrize("outcome", ["win", "NORMAL", "", 1, None])
+def test_unknown_outcomes_are_refused_with_the_known_ones_named(outcome: object) -> None:
+    with pytest.raises(RuleError, match="normal, schneider, schwarz"):
+        scoring.parse_outcome(outcome)
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("Иван", "Иван"),
+        ("  Мария  ", "Мария"),
+        ("Anna  Maria", "Anna Maria"),
+        ("😀 Joy", "😀 Joy"),
+        ("👩‍👩‍👧 family", "👩‍👩‍👧 family"),  # joined by zero-width joiners
+        ("x" * 40, "x" * 40),
+    ],
+)
+def test_names_are_trimmed_and_any_script_is_welcome(given: str, kept: str) -> None:
+    assert scoring.parse_name(given, 1) == kept
+
+
+@pytest.mark.parametrize("given", ["", "   ", None])
+def test_an_empty_name_falls_back_to_the_default(given: str | None) -> None:
+    assert scoring.parse_name(given, 2) == "Player 2"
+
+
+@pytest.mark.parametrize("given", ["x" * 41, "bad\x00name", "bell\x07", "\ud800", 42])
+def test_long_unprintable_or_non_text_names_are_refused(given: object) -> None:
+    with pytest.raises(RuleError, match="name of player 1"):
+        scoring.parse_name(given, 1)
+
+
+def test_two_players_may_not_share_a_name() -> None:
+    with pytest.raises(RuleError, match="different names"):
+        scoring.parse_names("Ivan", "ivan")
+
+
+def test_games_count_the_matches_each_player_has_won_so_far() -> None:
+    pair = ("Ivan", "Maria")
+    assert games_in_series([(pair, 1), (pair, 2), (pair, 1), (pair, None)]) == [
+        (1, 0),
+        (1, 1),
+        (2, 1),
+        (2, 1),
+    ]
+
+
+def test_games_follow_the_player_whichever_seat_they_take() -> None:
+    assert games_in_series([(("Ivan", "Maria"), 1), (("maria", "IVAN"), 1)]) == [(1, 0), (1, 1)]
+
+
+def test_games_are_counted_per_pair_of_players() -> None:
+    history = [(("Ivan", "Maria"), 1), (("Ivan", "Petar"), None), (("Ivan", "Maria"), None)]
+    assert games_in_series(history) == [(1, 0), (0, 0), (1, 0)]
+
+
+def test_a_deal_result_keeps_the_points_it_was_given() -> None:
+    # Recorded deals are totalled as stored, whatever the table says today.
+    assert standing([DealResult(1, Outcome.NORMAL, 5)], 11).scores == (5, 0)
