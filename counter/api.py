@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, abort, request, url_for
@@ -86,6 +87,13 @@ def _page_json(page: MatchPage) -> dict[str, Any]:
 def _created(match: MatchView) -> tuple[dict[str, Any], int, dict[str, str]]:
     location = url_for("api.show_match", match_id=match.id)
     return match_json(match), 201, {"Location": location}
+
+
+@bp.get("/openapi.yaml")
+def openapi() -> Response:
+    """The OpenAPI description of this API, as shipped in the package."""
+    spec = Path(__file__).with_name("openapi.yaml").read_bytes()
+    return Response(spec, mimetype="application/yaml")
 
 
 @bp.get("/matches")

@@ -61,8 +61,7 @@ def app(migrated_database: str, tmp_path: Path) -> Iterator[Flask]:
     yield app
     with app.app_context():
         if TEST_DATABASE_URL:
-            db.session.execute(text("DELETE FROM deal"))
-            db.session.execute(text("DELETE FROM match"))
+            db.session.execute(text("TRUNCATE deal, match RESTART IDENTITY"))
             db.session.commit()
         db.engine.dispose()
 

@@ -1,0 +1,96 @@
+"""Start-up: configuration from the environment, the secret key, and the migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from flask import Flask
+from flask_migrate import downgrade, upgrade
+
+from counter import create_app
+from counter.config import database_url, secret_key
+from counter.models import db
+
+
+def test_a_secret_key_is_generated_once_into_the_instance_folder(tmp_path: Path) -> None:
+    first = secret_key(None, tmp_path)
+    assert len(first) == 64
+    assert secret_key(None, tmp_path) == first
+    assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("placeholder", ["dev", "change-me", " secret ", ""])
+def test_a_placeholder_secret_key_is_refused(tmp_path: Path, placeholder: str) -> None:
+    with pytest.raises(RuntimeError, match="placeholder"):
+        secret_key(placeholder, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("given", "used"),
+    [
+        ("postgres://u@h/db", "postgresql+psycopg://u@h/db"),
+        ("postgresql://u@h/db", "postgresql+psycopg://u@h/db"),
+        ("postgresql+psycopg://u@h/db", "postgresql+psycopg://u@h/db"),
+        ("sqlite:///x.sqlite", "sqlite:///x.sqlite"),
+    ],
+)
+def test_database_urls_are_sent_to_psycopg_3(given: str, used: str) -> None:
+    assert database_url(given) == used
+
+
+def test_the_environment_sets_the_database_and_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'env.sqlite'}")
+    monkeypatch.setenv("SECRET_KEY", "a-key-from-the-environment")
+    app = create_app()
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'env.sqlite'}"
+    assert app.config["SECRET_KEY"] == "a-key-from-the-environment"
+    assert (tmp_path / "env.sqlite").exists()  # migrated on start
+
+
+def test_the_flask_prefixed_variables_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", "sqlite:///ignored.sqlite")
+    monkeypatch.setenv("FLASK_SQLALCHEMY_DATABASE_URI", f"sqlite:///{tmp_path / 'f.sqlite'}")
+    monkeypatch.setenv("FLASK_SECRET_KEY", "a-flask-prefixed-key")
+    app = create_app()
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'f.sqlite'}"
+    assert app.config["SECRET_KEY"] == "a-flask-prefixed-key"
+
+
+def test_the_server_creates_its_database_on_first_start(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.sqlite"
+    app = create_app({"SECRET_KEY": "k" * 32, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}"})
+    response = app.test_client().post("/api/matches", json={})
+    assert response.status_code == 201
+    tables = {row[0] for row in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    assert {"match", "deal", "alembic_version"} <= tables
+
+
+def test_sqlite_runs_in_wal_mode(app: Flask) -> None:
+    with app.app_context():
+        if db.engine.dialect.name != "sqlite":
+            pytest.skip("SQLite only")
+        mode = db.session.connection().exec_driver_sql("PRAGMA journal_mode").scalar()
+    assert mode == "wal"
+
+
+def test_the_migrations_build_exactly_the_models(app: Flask) -> None:
+    with app.app_context(), db.engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), db.metadata)
+    assert differences == []
+
+
+def test_the_migrations_go_down_and_up_again(tmp_path: Path) -> None:
+    path = tmp_path / "roundtrip.sqlite"
+    app = create_app({"SECRET_KEY": "k" * 32, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}"})
+    with app.app_context():
+        downgrade(revision="base")
+        db.engine.dispose()
+        upgrade()
+        db.engine.dispose()
+    assert app.test_client().post("/api/matches", json={}).status_code == 201
