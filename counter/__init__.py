@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy import Engine
+
+try:
+    import fcntl
+except ImportError:  # Windows: one local process, nothing to race with
+    fcntl = None  # type: ignore[assignment]
 
 from flask import Flask
 from flask_migrate import Migrate, upgrade
@@ -54,7 +62,27 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     with app.app_context():
         tune_sqlite(db.engine)
         if app.config["AUTO_MIGRATE"]:
-            upgrade()
+            with _sqlite_migration_lock(db.engine):
+                upgrade()
             # Forked workers must open their own connections, not share these.
             db.engine.dispose()
     return app
+
+
+@contextmanager
+def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
+    """Let one of several workers starting on the same SQLite file migrate it at a time.
+
+    SQLite runs CREATE TABLE outside a transaction, so two workers migrating a new
+    file together would collide; PostgreSQL takes an advisory lock in env.py instead.
+    """
+    path = engine.url.database
+    if engine.dialect.name != "sqlite" or not path or path == ":memory:" or fcntl is None:
+        yield
+        return
+    with open(f"{path}.migrate-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

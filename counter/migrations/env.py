@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from alembic import context
 from flask import current_app
+from sqlalchemy import text
 
 from counter.models import db
+
+LOCK_KEY = 6_606_066  # any constant shared by every app server
 
 config = context.config
 # Logging is left to the app (gunicorn, flask run); alembic.ini's logging
@@ -33,6 +36,9 @@ def run_migrations_online() -> None:
             **configure_args,  # Flask-Migrate's: batch mode for SQLite, compare types
         )
         with context.begin_transaction():
+            if connection.dialect.name == "postgresql":
+                # App servers starting together wait here for the first to finish.
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_KEY})
             context.run_migrations()
 
 
