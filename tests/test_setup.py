@@ -71,12 +71,13 @@ def test_the_server_creates_its_database_on_first_start(tmp_path: Path) -> None:
     assert {"match", "deal", "alembic_version"} <= tables
 
 
-def test_sqlite_runs_in_wal_mode(app: Flask) -> None:
+def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
+    app = create_app({"SECRET_KEY": "k" * 32, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/w"})
     with app.app_context():
-        if db.engine.dialect.name != "sqlite":
-            pytest.skip("SQLite only")
-        mode = db.session.connection().exec_driver_sql("PRAGMA journal_mode").scalar()
-    assert mode == "wal"
+        connection = db.session.connection()
+        mode = connection.exec_driver_sql("PRAGMA journal_mode").scalar()
+        timeout = connection.exec_driver_sql("PRAGMA busy_timeout").scalar()
+    assert (mode, timeout) == ("wal", 5000)
 
 
 def test_the_migrations_build_exactly_the_models(app: Flask) -> None:
