@@ -110,7 +110,8 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]]:
     """Start a new match; target and names default to 11 and the last match's names."""
     body = json_body(frozenset({"target", "players"}))
     owner = ensure_browser_key()
-    return _created(matches.start_match(owner, body.get("target", 11), body.get("players")))
+    match, _started = matches.start_match(owner, body.get("target", 11), body.get("players"))
+    return _created(match)
 
 
 @bp.get("/matches/current")
@@ -155,8 +156,13 @@ def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | d
 
 @bp.delete("/matches/<match_id:match_id>/deals/last")
 def undo_last_deal(match_id: int) -> dict[str, Any]:
-    """Take back the latest deal."""
-    match, _removed = matches.undo_last_deal(_owner_of(match_id), match_id)
+    """Take back the latest deal; with ``?number=N`` only if deal N is still the latest."""
+    number = request.args.get("number")
+    if number is not None and not (number.isascii() and number.isdigit() and len(number) < 10):
+        abort(400, description="number must be a whole number from 1 up.")
+    match, _removed = matches.undo_last_deal(
+        _owner_of(match_id), match_id, None if number is None else int(number)
+    )
     return match_json(match)
 
 

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from counter import scoring
-from counter.models import REQUEST_ID_MAX_LENGTH, Deal, Match, db
+from counter.models import REQUEST_ID_MAX_LENGTH, WRITE, Deal, Match, db
 from counter.scoring import DEFAULT_NAMES, DEFAULT_TARGET, Outcome, RuleConflict, RuleError, Seat
 
 PAGE_SIZE = 20
@@ -108,10 +108,11 @@ R = TypeVar("R")
 
 
 def _writes(service: Callable[P, R]) -> Callable[P, R]:
-    """Roll back whatever a refused write had begun, so a refusal changes nothing."""
+    """Run a service in a write transaction; a refusal rolls back, so it changes nothing."""
 
     @functools.wraps(service)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        _begin_write()
         try:
             return service(*args, **kwargs)
         except BaseException:
@@ -119,6 +120,12 @@ def _writes(service: Callable[P, R]) -> Callable[P, R]:
             raise
 
     return run
+
+
+def _begin_write() -> None:
+    """Start a fresh transaction that may write; on SQLite it waits for the write lock now."""
+    db.session.rollback()  # end any read transaction, whose snapshot may be stale
+    db.session.connection(execution_options=WRITE)
 
 
 def _browser_totals(owner: str) -> list[_Totals]:
@@ -294,20 +301,29 @@ def list_matches(owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) ->
 
 @_writes
 def start_match(
-    owner: str, target: object = DEFAULT_TARGET, names: Sequence[object] | None = None
-) -> MatchView:
-    """Store a new match; names default to the browser's last match, then to Player 1 and 2."""
+    owner: str,
+    target: object = DEFAULT_TARGET,
+    names: Sequence[object] | None = None,
+    replacing: int | None = None,
+) -> tuple[MatchView, bool]:
+    """Store a new match; names default to the browser's last match, then to Player 1 and 2.
+
+    With ``replacing`` (the match on screen), a repeated request finds that a newer
+    match already replaced it and returns that one instead of starting another.
+    Returns the match and whether it is new.
+    """
     target = scoring.parse_target(target)
-    if names is None:
-        previous_id = current_match_id(owner)
-        previous = db.session.get(Match, previous_id) if previous_id is not None else None
-        players = previous.names if previous is not None else DEFAULT_NAMES
-    else:
-        players = _parse_names(names)
+    players = None if names is None else _parse_names(names)
+    latest_id = current_match_id(owner)
+    if replacing is not None and latest_id is not None and latest_id > replacing:
+        return _full_view(_load(owner, latest_id)), False
+    if players is None:
+        latest = db.session.get(Match, latest_id) if latest_id is not None else None
+        players = latest.names if latest is not None else DEFAULT_NAMES
     match = Match(owner=owner, player1=players[0], player2=players[1], target=target)
     db.session.add(match)
     db.session.commit()
-    return _full_view(match)
+    return _full_view(match), True
 
 
 def _parse_names(names: Sequence[object]) -> tuple[str, str]:
@@ -336,7 +352,9 @@ def record_deal(
     """
     result = scoring.score_deal(scoring.parse_seat(player), scoring.parse_outcome(outcome))
     request = _check_request_id(request_id)
-    for _attempt in range(3):
+    for attempt in range(3):
+        if attempt:
+            _begin_write()
         match = _load_or_start(owner, match_id)
         if _replayed(match, request, result):
             db.session.rollback()
@@ -354,8 +372,8 @@ def record_deal(
         try:
             db.session.commit()
         except IntegrityError:
-            # Another request took this deal number or request id first: look again.
-            db.session.rollback()
+            # Another request took this deal number or request id first (PostgreSQL
+            # without the match lock, e.g. the very first deal): look again.
             continue
         return _full_view(match), True
     raise RuleConflict("The match changed while this deal was being recorded; try again.")
@@ -386,16 +404,23 @@ def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) 
 
 
 @_writes
-def undo_last_deal(owner: str, match_id: int) -> tuple[MatchView, DealView]:
+def undo_last_deal(
+    owner: str, match_id: int, number: int | None = None
+) -> tuple[MatchView, DealView]:
     """Remove the latest deal; a match it had finished is open again.
 
+    With ``number``, only that deal is taken back: a repeated undo (double tap,
+    retried request) finds it gone and removes nothing more.
     Returns the match as it is now and the deal that was taken back.
     """
     match = _load(owner, match_id, for_update=True)
     if not match.deals:
         raise NothingToUndo("There is no deal to undo in this match.")
+    last = match.deals[-1]
+    if number is not None and last.number != number:
+        raise NothingToUndo(f"Deal {number} is no longer the last one; nothing was undone.")
     removed = _full_view(match).deals[-1]  # type: ignore[index]
-    db.session.delete(match.deals[-1])
+    db.session.delete(last)
     db.session.commit()
     return _full_view(match), removed
 

@@ -11,7 +11,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import Engine, ForeignKey, Index, SmallInteger, String, UniqueConstraint, event
+from sqlalchemy import (
+    Connection,
+    Engine,
+    ForeignKey,
+    Index,
+    SmallInteger,
+    String,
+    UniqueConstraint,
+    event,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from counter.scoring import DEFAULT_NAMES, DEFAULT_TARGET, NAME_MAX_LENGTH
@@ -81,14 +90,30 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
 
 
 def tune_sqlite(engine: Engine) -> None:
-    """WAL and a busy timeout let several phones write to one SQLite file at once."""
+    """WAL, a busy timeout and explicit BEGINs let several phones write to one SQLite file.
+
+    pysqlite's own transaction handling is switched off so that a write can start
+    with ``BEGIN IMMEDIATE`` (see :data:`WRITE`): it then waits its turn for the
+    write lock up front, instead of failing half-way when another write got in first.
+    """
     if engine.dialect.name != "sqlite":
         return
 
     @event.listens_for(engine, "connect")
     def _on_connect(connection: Any, _record: Any) -> None:
+        connection.isolation_level = None
         cursor = connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA busy_timeout=5000")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        mode = connection.get_execution_options().get(SQLITE_BEGIN, "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+SQLITE_BEGIN = "sqlite_begin"
+WRITE: dict[str, Any] = {SQLITE_BEGIN: "IMMEDIATE"}
+"""Execution options for a transaction that will write (ignored by other databases)."""

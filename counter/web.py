@@ -82,7 +82,7 @@ def undo_last_deal() -> Response:
     owner = browser_key()
     if match_id is None or owner is None:
         raise matches.NothingToUndo("There is no deal to undo yet.")
-    match, removed = matches.undo_last_deal(owner, match_id)
+    match, removed = matches.undo_last_deal(owner, match_id, _form_number("deal_number"))
     flash(f"Deal {removed.number} undone: {_deal_note(match, removed)}.")
     return redirect(url_for("web.home"))
 
@@ -103,8 +103,12 @@ def change_match() -> Response:
 def start_match() -> Response:
     """Start a new match with the same two players, to the target chosen."""
     target = _form_target() or scoring.DEFAULT_TARGET
-    match = matches.start_match(ensure_browser_key(), target)
-    flash(f"New match to {match.target} started.")
+    match, started = matches.start_match(ensure_browser_key(), target, replacing=_form_match_id())
+    flash(
+        f"New match to {match.target} started."
+        if started
+        else "A new match had already been started; here it is."
+    )
     return redirect(url_for("web.home"))
 
 
@@ -137,11 +141,19 @@ def _deal_note(match: MatchView, deal: DealView) -> str:
 
 
 def _form_match_id() -> int | None:
-    raw = request.form.get("match_id", "")
+    try:
+        return _form_number("match_id")
+    except RuleError:
+        raise MatchNotFound("There is no such match in this browser.") from None
+
+
+def _form_number(field: str) -> int | None:
+    """A positive whole number from the form, or None when the field is absent or empty."""
+    raw = request.form.get(field, "")
     if raw == "":
         return None
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_FORM_ID:
-        raise MatchNotFound("There is no such match in this browser.")
+        raise RuleError(f"{field} must be a whole number from 1 up.")
     return int(raw)
 
 

@@ -416,3 +416,20 @@ def test_wrong_methods_answer_json_405(client: FlaskClient) -> None:
     response = client.put("/api/matches")
     assert response.status_code == 405
     assert "error" in response.json
+
+
+def test_undo_of_a_named_deal_removes_only_that_deal(client: FlaskClient) -> None:
+    match = api_start(client)
+    api_play(client, match["id"], (1, "normal"), (2, "normal"))
+    first = client.delete(f"/api/matches/{match['id']}/deals/last?number=2")
+    again = client.delete(f"/api/matches/{match['id']}/deals/last?number=2")
+    assert first.status_code == 200
+    assert again.status_code == 409
+    assert len(client.get(f"/api/matches/{match['id']}").json["deals"]) == 1
+
+
+def test_undo_with_a_malformed_number_is_400(client: FlaskClient) -> None:
+    match = api_play(client, api_start(client)["id"], (1, "normal"))
+    response = client.delete(f"/api/matches/{match['id']}/deals/last?number=x")
+    assert response.status_code == 400
+    assert len(client.get(f"/api/matches/{match['id']}").json["deals"]) == 1

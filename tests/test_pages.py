@@ -292,3 +292,25 @@ def test_unknown_pages_are_a_friendly_404(client: FlaskClient) -> None:
     response = client.get("/nowhere")
     assert response.status_code == 404
     assert "There is nothing at this address." in text_of(response)
+
+
+def test_a_double_tap_on_undo_takes_back_one_deal(client: FlaskClient) -> None:
+    tap(client, 1, "normal")
+    tap(client, 2, "schwarz")
+    page = text_of(client.get("/"))
+    form = {"match_id": page_field(page, "match_id"), "deal_number": "2"}
+    assert client.post("/undo", data=form).status_code == 302
+    again = client.post("/undo", data=form)
+    assert again.status_code == 409
+    assert "Deal 2 is no longer the last one; nothing was undone." in text_of(again)
+    assert scores_on(text_of(client.get("/"))) == ["1", "0"]
+
+
+def test_a_double_tap_on_new_match_starts_one_match(client: FlaskClient) -> None:
+    tap(client, 1, "normal")
+    page = text_of(client.get("/"))
+    form = {"match_id": page_field(page, "match_id"), "target": "11"}
+    client.post("/new", data=form)
+    client.post("/new", data=form)
+    assert len(client.get("/api/matches").json["matches"]) == 2
+    assert "A new match had already been started" in text_of(client.get("/"))
