@@ -18,7 +18,7 @@ from flask import Flask
 from flask_migrate import Migrate, upgrade
 from werkzeug.routing import IntegerConverter
 
-from counter import api, errors, web
+from counter import api, errors, health, security, web
 from counter.config import configure
 from counter.models import db, tune_sqlite
 
@@ -41,15 +41,18 @@ def _shipped_folder(name: str) -> str:
     return str(inside if inside.is_dir() else PACKAGE_DIR.parent / name)
 
 
-def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
-    """Build the app; ``test_config`` replaces what the environment would set."""
+def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool = False) -> Flask:
+    """Build the app; ``test_config`` replaces what the environment would set.
+
+    ``production`` (see :mod:`counter.wsgi`) refuses to start without a real SECRET_KEY.
+    """
     app = Flask(
         __name__,
         instance_relative_config=True,
         template_folder=_shipped_folder("templates"),
         static_folder=_shipped_folder("static"),
     )
-    configure(app, test_config)
+    configure(app, test_config, production=production)
     db.init_app(app)
     migrate.init_app(app, db)
     app.url_map.converters["match_id"] = MatchIdConverter
@@ -57,7 +60,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     web.init_app(app)
     app.register_blueprint(web.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(health.bp)
     errors.init_app(app)
+    security.init_app(app, exempt=[api.bp, health.bp])
 
     with app.app_context():
         tune_sqlite(db.engine)

@@ -13,8 +13,12 @@ from counter.browser import browser_key, ensure_browser_key
 from counter.errors import error_response
 from counter.matches import MatchNotFound, MatchPage, MatchView
 from counter.scoring import RuleConflict, RuleError
+from counter.security import same_origin_only
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+# JSON bodies cannot be sent cross-site without CORS, which this API does not
+# grant; a browser's Origin header settles the rest. Forms use CSRF tokens.
+bp.before_request(same_origin_only)
 
 
 def json_body(allowed: frozenset[str]) -> dict[str, Any]:

@@ -16,7 +16,9 @@ DATABASE_FILE = "santase.sqlite"
 PLACEHOLDER_SECRETS = frozenset({"", "dev", "change-me", "changeme", "secret", "placeholder"})
 
 
-def configure(app: Flask, test_config: Mapping[str, Any] | None) -> None:
+def configure(
+    app: Flask, test_config: Mapping[str, Any] | None, *, production: bool = False
+) -> None:
     """Fill ``app.config``; read once, before the extensions are set up."""
     instance = Path(app.instance_path)
     app.config.from_mapping(
@@ -26,6 +28,7 @@ def configure(app: Flask, test_config: Mapping[str, Any] | None) -> None:
         SESSION_COOKIE_SAMESITE="Lax",
         MAX_CONTENT_LENGTH=64 * 1024,
         AUTO_MIGRATE=True,
+        TRUSTED_PROXIES=0,
     )
     if test_config is None:
         if "DATABASE_URL" in os.environ:
@@ -38,6 +41,12 @@ def configure(app: Flask, test_config: Mapping[str, Any] | None) -> None:
     app.config["SQLALCHEMY_DATABASE_URI"] = database_url(app.config["SQLALCHEMY_DATABASE_URI"])
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
         instance.mkdir(parents=True, exist_ok=True)
+    if production and not app.config.get("SECRET_KEY"):
+        raise RuntimeError(
+            "SECRET_KEY is not set. In production every server of the site needs the same "
+            "long random key: export SECRET_KEY=$(python3 -c 'import secrets; "
+            "print(secrets.token_hex(32))')"
+        )
     app.config["SECRET_KEY"] = secret_key(app.config.get("SECRET_KEY"), instance)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import (
+    CheckConstraint,
     Connection,
     Engine,
     ForeignKey,
@@ -45,7 +46,10 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """A run of deals between two players until one reaches the target."""
 
     __tablename__ = "match"
-    __table_args__ = (Index("ix_match_owner_id", "owner", "id"),)
+    __table_args__ = (
+        Index("ix_match_owner_id", "owner", "id"),
+        CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
@@ -73,6 +77,9 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         UniqueConstraint("match_id", "number", name="uq_deal_match_number"),
         UniqueConstraint("match_id", "request_id", name="uq_deal_match_request"),
+        CheckConstraint("player IN (1, 2)", name="ck_deal_player"),
+        CheckConstraint("number >= 1", name="ck_deal_number"),
+        CheckConstraint("points >= 0", name="ck_deal_points"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

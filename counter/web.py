@@ -129,6 +129,12 @@ def show_match(match_id: int) -> str:
     return render_template("match.html", match=match, is_current=is_current)
 
 
+@bp.get("/robots.txt")
+def robots() -> Response:
+    """Crawlers have nothing to index here but the rules."""
+    return Response("User-agent: *\nAllow: /rules\nDisallow: /\n", mimetype="text/plain")
+
+
 @bp.get("/rules")
 def rules() -> str:
     """How Santase is scored, in the counter's words."""

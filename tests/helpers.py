@@ -42,21 +42,27 @@ def page_field(html: str, name: str) -> str:
     return match.group(1)
 
 
+def submit(client: FlaskClient, action: str, **fields: str) -> Any:
+    """Post a form as the browser would: with the CSRF token of the page it came from."""
+    page = client.get("/").get_data(as_text=True)
+    return client.post(action, data={"csrf_token": page_field(page, "csrf_token"), **fields})
+
+
+def page_form(client: FlaskClient) -> dict[str, str]:
+    """The hidden fields every form on the counter carries (token, match, request id)."""
+    page = client.get("/").get_data(as_text=True)
+    return {name: page_field(page, name) for name in ("csrf_token", "match_id", "request_id")}
+
+
 def tap(client: FlaskClient, player: int, outcome: str) -> Any:
     """Record a deal the way a person does: load the counter, press a button."""
-    page = client.get("/").get_data(as_text=True)
     return client.post(
-        "/deals",
-        data={
-            "match_id": page_field(page, "match_id"),
-            "request_id": page_field(page, "request_id"),
-            "player": str(player),
-            "outcome": outcome,
-        },
+        "/deals", data={**page_form(client), "player": str(player), "outcome": outcome}
     )
 
 
 def press(client: FlaskClient, action: str, **fields: str) -> Any:
     """Submit one of the counter's other forms for the match on screen."""
-    page = client.get("/").get_data(as_text=True)
-    return client.post(action, data={"match_id": page_field(page, "match_id"), **fields})
+    form = page_form(client)
+    del form["request_id"]
+    return client.post(action, data={**form, **fields})

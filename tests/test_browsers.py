@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
-from helpers import api_deal, api_play, api_start, tap
+from helpers import api_deal, api_play, api_start, submit, tap
 
 
 def test_each_browser_sees_only_its_own_history(
@@ -64,8 +64,8 @@ def test_another_browsers_match_is_404_in_the_forms_and_untouched(
     client: FlaskClient, other_client: FlaskClient, path: str, fields: dict[str, str]
 ) -> None:
     match = api_play(client, api_start(client)["id"], (1, "normal"))
-    other_client.post("/deals", data={"match_id": "", "player": "2", "outcome": "normal"})
-    response = other_client.post(path, data={"match_id": str(match["id"]), **fields})
+    tap(other_client, 2, "normal")
+    response = submit(other_client, path, match_id=str(match["id"]), **fields)
     assert response.status_code == 404
     assert client.get(f"/api/matches/{match['id']}").json == match
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
-from helpers import api_play, api_start, page_field, press, tap, win_match
+from helpers import api_play, api_start, page_form, press, submit, tap, win_match
 
 
 def text_of(response: object) -> str:
@@ -27,7 +27,9 @@ def test_the_counter_opens_blank_and_stores_nothing(client: FlaskClient) -> None
     assert "Match to <strong>11</strong>" in page
     assert scores_on(page) == ["0", "0"]
     assert "No deals recorded yet." in page
-    assert "Set-Cookie" not in response.headers
+    with client.session_transaction() as session:
+        assert "browser" not in session  # only the form token, no key yet
+    assert "Expires=" not in response.headers["Set-Cookie"]
     assert client.get("/api/matches").json["matches"] == []
 
 
@@ -58,13 +60,7 @@ def test_the_deal_list_shows_running_totals_newest_first(client: FlaskClient) ->
 
 
 def test_resubmitting_the_same_page_records_once(client: FlaskClient) -> None:
-    page = text_of(client.get("/"))
-    form = {
-        "match_id": page_field(page, "match_id"),
-        "request_id": page_field(page, "request_id"),
-        "player": "1",
-        "outcome": "normal",
-    }
+    form = {**page_form(client), "player": "1", "outcome": "normal"}
     client.post("/deals", data=form)
     form["match_id"] = client.get("/api/matches/current").json["id"]
     client.post("/deals", data=form)  # a double tap, or the back button
@@ -116,7 +112,7 @@ def test_a_tap_on_a_finished_match_is_refused_on_the_page(client: FlaskClient) -
 def test_a_new_match_keeps_the_names_and_the_target(client: FlaskClient) -> None:
     match = api_start(client, target=15, players=["Ivan", "Maria"])
     api_play(client, match["id"], (1, "normal"))
-    response = client.post("/new", data={"target": "15"})
+    response = press(client, "/new", target="15")
     assert response.status_code == 302
     page = text_of(client.get("/"))
     assert "New match to 15 started." in page
@@ -129,7 +125,7 @@ def test_a_new_match_keeps_the_names_and_the_target(client: FlaskClient) -> None
 
 def test_a_new_match_can_take_another_target(client: FlaskClient) -> None:
     tap(client, 1, "normal")
-    client.post("/new", data={"target": "7"})
+    press(client, "/new", target="7")
     assert client.get("/api/matches/current").json["target"] == 7
 
 
@@ -187,7 +183,7 @@ def test_players_are_named_from_the_page(client: FlaskClient) -> None:
 def test_a_bad_tap_shows_the_page_again_and_stores_nothing(
     client: FlaskClient, fields: dict[str, str], status: int, message: str
 ) -> None:
-    response = client.post("/deals", data={"match_id": "", **fields})
+    response = submit(client, "/deals", match_id="", **fields)
     assert response.status_code == status
     assert message in text_of(response)
     assert client.get("/api/matches").json["matches"] == []
@@ -221,9 +217,7 @@ def test_settings_without_anything_to_change_are_400(client: FlaskClient) -> Non
 @pytest.mark.parametrize("match_id", ["abc", "0", "99999999999", "12"])
 def test_a_form_naming_an_unknown_match_is_404(client: FlaskClient, match_id: str) -> None:
     api_start(client)
-    response = client.post(
-        "/deals", data={"match_id": match_id, "player": "1", "outcome": "normal"}
-    )
+    response = submit(client, "/deals", match_id=match_id, player="1", outcome="normal")
     assert response.status_code == 404
     assert len(client.get("/api/matches/current").json["deals"]) == 0
 
@@ -297,8 +291,7 @@ def test_unknown_pages_are_a_friendly_404(client: FlaskClient) -> None:
 def test_a_double_tap_on_undo_takes_back_one_deal(client: FlaskClient) -> None:
     tap(client, 1, "normal")
     tap(client, 2, "schwarz")
-    page = text_of(client.get("/"))
-    form = {"match_id": page_field(page, "match_id"), "deal_number": "2"}
+    form = {**page_form(client), "deal_number": "2"}
     assert client.post("/undo", data=form).status_code == 302
     again = client.post("/undo", data=form)
     assert again.status_code == 409
@@ -308,8 +301,7 @@ def test_a_double_tap_on_undo_takes_back_one_deal(client: FlaskClient) -> None:
 
 def test_a_double_tap_on_new_match_starts_one_match(client: FlaskClient) -> None:
     tap(client, 1, "normal")
-    page = text_of(client.get("/"))
-    form = {"match_id": page_field(page, "match_id"), "target": "11"}
+    form = {**page_form(client), "target": "11"}
     client.post("/new", data=form)
     client.post("/new", data=form)
     assert len(client.get("/api/matches").json["matches"]) == 2

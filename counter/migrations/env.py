@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 from flask import current_app
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from counter.models import db
 
@@ -30,6 +30,12 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     configure_args = current_app.extensions["migrate"].configure_args
     with db.engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # SQLite alters a table by copying it and dropping the original; with
+            # foreign keys on, dropping `match` would cascade and delete every deal.
+            # The pragma only works outside a transaction, hence the raw connection.
+            _sqlite_pragma(connection, "foreign_keys=OFF")
         context.configure(
             connection=connection,
             target_metadata=db.metadata,
@@ -40,6 +46,16 @@ def run_migrations_online() -> None:
                 # App servers starting together wait here for the first to finish.
                 connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_KEY})
             context.run_migrations()
+        if sqlite:
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+            connection.commit()
+            _sqlite_pragma(connection, "foreign_keys=ON")
+            if broken:
+                raise RuntimeError(f"The migration left deals without a match: {broken}")
+
+
+def _sqlite_pragma(connection: Connection, pragma: str) -> None:
+    connection.connection.driver_connection.execute(f"PRAGMA {pragma}")  # type: ignore[union-attr]
 
 
 if context.is_offline_mode():

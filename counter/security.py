@@ -1,0 +1,91 @@
+"""What keeps one browser's matches its own: CSRF on forms, same-origin API calls,
+security headers, and a session cookie that is Secure whenever the site is HTTPS."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, Request, Response, abort, request
+from flask.sessions import SecureCookieSessionInterface
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from counter.errors import error_response
+
+csrf = CSRFProtect()
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "manifest-src 'self'",
+        "worker-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+}
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class SessionCookies(SecureCookieSessionInterface):
+    """Mark the session cookie Secure on HTTPS requests (behind a proxy too, via ProxyFix)."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+
+def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:
+    """Protect ``app``; blueprints named in ``exempt`` are JSON-only and checked by origin."""
+    # A page left open on the card table for hours must still accept a tap.
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
+    csrf.init_app(app)
+    for blueprint in exempt:
+        csrf.exempt(blueprint)
+    app.session_interface = SessionCookies()
+    proxies = int(app.config.get("TRUSTED_PROXIES", 0))
+    if proxies:
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies
+        )
+    app.after_request(_add_headers)
+    app.register_error_handler(CSRFError, _csrf_failed)
+
+
+def same_origin_only() -> None:
+    """Refuse a changing request that a browser says comes from another site."""
+    if request.method in SAFE_METHODS:
+        return
+    origin = request.headers.get("Origin")
+    if origin is not None and origin != _own_origin(request):
+        abort(403, description="Requests from other sites are not accepted.")
+
+
+def _own_origin(incoming: Request) -> str:
+    return f"{incoming.scheme}://{incoming.host}"
+
+
+def _add_headers(response: Response) -> Response:
+    for name, value in HEADERS.items():
+        response.headers.setdefault(name, value)
+    if request.is_secure:
+        response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+    return response
+
+
+def _csrf_failed(_error: CSRFError) -> tuple[Response, int] | tuple[str, int]:
+    return error_response(
+        "This form has expired or did not come from this site. "
+        "Reload the page and tap again; nothing was recorded.",
+        400,
+    )

@@ -1,0 +1,117 @@
+"""Upgrading a database that already holds matches keeps every one of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from conftest import TEST_DATABASE_URL, make_app
+from flask import Flask
+from flask_migrate import downgrade, upgrade
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+
+from counter import matches
+from counter.models import db
+
+FIRST_REVISION = "0001"
+OWNER = "owner-key-from-before-the-upgrade"
+
+
+def fill_first_schema(app: Flask) -> None:
+    """Two matches written the way revision 0001 stored them, one finished."""
+    created = datetime(2026, 1, 2, 20, 15)
+    with app.app_context():
+        db.session.execute(
+            text(
+                "INSERT INTO match (id, owner, player1, player2, target, created_at) VALUES "
+                "(1, :owner, 'Иван', 'Мария', 7, :at), (2, :owner, 'Иван', 'Мария', 11, :at)"
+            ),
+            {"owner": OWNER, "at": created},
+        )
+        deals = [
+            (1, 1, 1, "schwarz", 3),
+            (1, 2, 2, "normal", 1),
+            (1, 3, 1, "schwarz", 3),
+            (1, 4, 1, "normal", 1),
+            (2, 1, 2, "wrong_claim", 2),
+        ]
+        for match_id, number, player, outcome, points in deals:
+            db.session.execute(
+                text(
+                    "INSERT INTO deal (match_id, number, player, outcome, points, request_id, "
+                    "created_at) VALUES (:m, :n, :p, :o, :pts, :r, :at)"
+                ),
+                {
+                    "m": match_id,
+                    "n": number,
+                    "p": player,
+                    "o": outcome,
+                    "pts": points,
+                    "r": f"r{match_id}-{number}",
+                    "at": created,
+                },
+            )
+        db.session.commit()
+
+
+@pytest.fixture
+def first_schema_app(tmp_path: Path) -> Iterator[Flask]:
+    """An app on a database migrated only to the first revision, holding real matches."""
+    url = TEST_DATABASE_URL or f"sqlite:///{tmp_path / 'old.sqlite'}"
+    app = make_app(url)
+    with app.app_context():
+        downgrade(revision="base")
+        upgrade(revision=FIRST_REVISION)
+        db.engine.dispose()
+    fill_first_schema(app)
+    yield app
+    with app.app_context():
+        upgrade()  # leave a shared PostgreSQL database as the other tests expect it
+        db.session.execute(text("DELETE FROM deal"))
+        db.session.execute(text("DELETE FROM match"))
+        db.session.commit()
+        db.engine.dispose()
+
+
+def upgrade_to_latest(app: Flask) -> None:
+    with app.app_context():
+        upgrade()
+        db.engine.dispose()
+
+
+def test_upgrading_keeps_every_match_and_deal(first_schema_app: Flask) -> None:
+    with first_schema_app.app_context():
+        before = [matches.get_match(OWNER, match_id) for match_id in (1, 2)]
+    upgrade_to_latest(first_schema_app)
+    with first_schema_app.app_context():  # a new session: everything read afresh
+        after = [matches.get_match(OWNER, match_id) for match_id in (1, 2)]
+        listed = matches.list_matches(OWNER)
+    assert after == before
+    assert after[0].winner == 1
+    assert [p.games for p in after[1].players] == [1, 0]
+    assert [deal.scores for deal in after[0].deals or ()] == [(3, 0), (3, 1), (6, 1), (7, 1)]
+    assert listed.total == 2
+
+
+def test_after_the_upgrade_play_goes_on(first_schema_app: Flask) -> None:
+    upgrade_to_latest(first_schema_app)
+    with first_schema_app.app_context():
+        match, recorded = matches.record_deal(OWNER, 2, 1, "schneider", "r2-2")
+    assert recorded
+    assert [deal.number for deal in match.deals or ()] == [1, 2]
+
+
+def test_the_upgraded_database_refuses_an_impossible_seat(first_schema_app: Flask) -> None:
+    upgrade_to_latest(first_schema_app)
+    with first_schema_app.app_context():
+        with pytest.raises(IntegrityError):
+            db.session.execute(
+                text(
+                    "INSERT INTO deal (match_id, number, player, outcome, points, created_at) "
+                    "VALUES (2, 9, 3, 'normal', 1, CURRENT_TIMESTAMP)"
+                )
+            )
+        db.session.rollback()

@@ -1,0 +1,179 @@
+"""Security properties: CSRF, same-origin API calls, headers, cookies, secrets, read-only GETs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import event
+
+from counter import create_app
+from counter.models import db
+
+from helpers import api_play, api_start, page_form, tap
+
+
+def test_a_form_without_its_csrf_token_is_refused_and_records_nothing(
+    client: FlaskClient,
+) -> None:
+    form = page_form(client)
+    del form["csrf_token"]
+    response = client.post("/deals", data={**form, "player": "1", "outcome": "normal"})
+    assert response.status_code == 400
+    assert "did not come from this site" in response.get_data(as_text=True)
+    assert client.get("/api/matches").json["matches"] == []
+
+
+def test_a_csrf_token_from_another_browser_is_refused(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    form = {**page_form(other_client), "player": "1", "outcome": "normal"}
+    client.get("/")
+    assert client.post("/deals", data=form).status_code == 400
+
+
+@pytest.mark.parametrize("path", ["/undo", "/settings", "/new"])
+def test_every_form_needs_its_token(client: FlaskClient, path: str) -> None:
+    tap(client, 1, "normal")
+    match = client.get("/api/matches/current").json
+    response = client.post(path, data={"match_id": str(match["id"]), "target": "15"})
+    assert response.status_code == 400
+    assert client.get("/api/matches/current").json == match
+
+
+def test_the_api_refuses_a_request_from_another_site(client: FlaskClient) -> None:
+    response = client.post("/api/matches", json={}, headers={"Origin": "https://evil.example"})
+    assert response.status_code == 403
+    assert response.json == {"error": "Requests from other sites are not accepted."}
+    assert client.get("/api/matches").json["matches"] == []
+
+
+def test_the_api_accepts_its_own_origin(client: FlaskClient) -> None:
+    response = client.post("/api/matches", json={}, headers={"Origin": "http://localhost"})
+    assert response.status_code == 201
+
+
+@pytest.mark.parametrize("path", ["/", "/matches", "/rules", "/api/matches", "/nowhere"])
+def test_every_response_carries_the_security_headers(client: FlaskClient, path: str) -> None:
+    headers = client.get(path).headers
+    policy = headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy
+    assert "frame-ancestors 'none'" in policy
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "same-origin"
+
+
+def test_the_session_cookie_is_secure_over_https(app: Flask) -> None:
+    client = app.test_client()
+    response = client.post("/api/matches", json={}, base_url="https://localhost")
+    cookie = response.headers["Set-Cookie"]
+    assert "Secure" in cookie
+    assert "HttpOnly" in cookie
+    assert "SameSite=Lax" in cookie
+    assert response.headers["Strict-Transport-Security"].startswith("max-age=")
+
+
+def test_the_session_cookie_is_not_marked_secure_over_plain_http(client: FlaskClient) -> None:
+    response = client.post("/api/matches", json={})
+    assert "Secure" not in response.headers["Set-Cookie"]
+
+
+def test_behind_a_trusted_proxy_https_is_recognised(migrated_database: str) -> None:
+    app = create_app(
+        {
+            "SECRET_KEY": "k" * 32,
+            "SQLALCHEMY_DATABASE_URI": migrated_database,
+            "AUTO_MIGRATE": False,
+            "TRUSTED_PROXIES": 1,
+        }
+    )
+    response = app.test_client().get("/", headers={"X-Forwarded-Proto": "https"})
+    assert "Secure" in response.headers["Set-Cookie"]
+
+
+def test_production_refuses_to_start_without_a_secret_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    monkeypatch.delenv("FLASK_SECRET_KEY", raising=False)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'p.sqlite'}")
+    with pytest.raises(RuntimeError, match="SECRET_KEY is not set"):
+        create_app(production=True)
+
+
+def test_production_refuses_a_placeholder_secret_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SECRET_KEY", "change-me")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'p.sqlite'}")
+    with pytest.raises(RuntimeError, match="placeholder"):
+        create_app(production=True)
+
+
+def test_production_starts_with_a_real_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET_KEY", "f" * 64)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'p.sqlite'}")
+    assert create_app(production=True).config["SECRET_KEY"] == "f" * 64
+
+
+def test_health_answers_ok_when_the_database_does(client: FlaskClient) -> None:
+    response = client.get("/health")
+    assert response.status_code == 200
+    assert response.json == {"status": "ok", "database": "ok"}
+
+
+def test_health_answers_503_when_the_database_does_not(tmp_path: Path) -> None:
+    app = create_app(
+        {
+            "SECRET_KEY": "k" * 32,
+            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/missing/folder/x.sqlite",
+            "AUTO_MIGRATE": False,
+        }
+    )
+    response = app.test_client().get("/health")
+    assert response.status_code == 503
+    assert response.json["status"] == "unavailable"
+
+
+@pytest.fixture
+def writes(app: Flask) -> Iterator[list[str]]:
+    """Every INSERT, UPDATE or DELETE the app sends while the test runs."""
+    seen: list[str] = []
+
+    def spy(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        if statement.lstrip().split(" ", 1)[0].upper() in {"INSERT", "UPDATE", "DELETE"}:
+            seen.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", spy)
+    yield seen
+    event.remove(engine, "before_cursor_execute", spy)
+
+
+def test_no_get_request_writes_to_the_database(
+    client: FlaskClient, other_client: FlaskClient, writes: list[str]
+) -> None:
+    match = api_play(client, api_start(client)["id"], (1, "normal"))
+    writes.clear()
+    paths = [
+        "/",
+        "/matches",
+        "/matches?page=1",
+        f"/matches/{match['id']}",
+        "/rules",
+        "/health",
+        "/api/matches",
+        "/api/matches/current",
+        f"/api/matches/{match['id']}",
+        "/api/openapi.yaml",
+        "/robots.txt",
+    ]
+    for browser in (client, other_client):  # a known browser and a crawler
+        for path in paths:
+            assert browser.get(path).status_code < 500
+    assert writes == []
