@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 
 import counter
@@ -16,7 +17,11 @@ with tempfile.TemporaryDirectory() as folder:
         }
     )
     client = app.test_client()
-    assert client.post("/deals", data={"player": "1", "outcome": "normal"}).status_code == 302
+    page = client.get("/").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert token, "no CSRF token on the counter"
+    deal = {"csrf_token": token.group(1), "player": "1", "outcome": "normal"}
+    assert client.post("/deals", data=deal).status_code == 302
     for path in (
         "/",
         "/matches",

@@ -92,6 +92,8 @@ def test_behind_a_trusted_proxy_https_is_recognised(migrated_database: str) -> N
         }
     )
     response = app.test_client().get("/", headers={"X-Forwarded-Proto": "https"})
+    with app.app_context():
+        db.engine.dispose()
     assert "Secure" in response.headers["Set-Cookie"]
 
 
