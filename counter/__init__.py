@@ -18,7 +18,7 @@ from flask import Flask
 from flask_migrate import Migrate, upgrade
 from werkzeug.routing import IntegerConverter
 
-from counter import api, errors, health, security, web
+from counter import api, errors, health, i18n, security, web
 from counter.config import configure
 from counter.models import db, tune_sqlite
 
@@ -57,6 +57,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     migrate.init_app(app, db)
     app.url_map.converters["match_id"] = MatchIdConverter
 
+    i18n.init_app(app, str(PACKAGE_DIR / "translations"))
     web.init_app(app)
     app.register_blueprint(web.bp)
     app.register_blueprint(api.bp)

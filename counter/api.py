@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, abort, request, url_for
+from flask_babel import gettext
 
-from counter import matches
+from counter import i18n, matches, scoring
 from counter.browser import browser_key, ensure_browser_key
 from counter.errors import error_response
 from counter.matches import MatchNotFound, MatchPage, MatchView
@@ -31,13 +32,20 @@ def json_body(allowed: frozenset[str]) -> dict[str, Any]:
     try:
         body = json.loads(raw, parse_constant=_not_json)
     except (ValueError, RecursionError):
-        abort(400, description="The request body is not valid JSON.")
+        abort(400, description=gettext("The request body is not valid JSON."))
     if not isinstance(body, dict):
-        abort(400, description="The request body must be a JSON object.")
+        abort(400, description=gettext("The request body must be a JSON object."))
     unknown = sorted(set(body) - allowed)
     if unknown:
         expected = ", ".join(sorted(allowed))
-        abort(422, description=f"Unknown field {unknown[0]!r}; this request takes {expected}.")
+        abort(
+            422,
+            description=gettext(
+                "Unknown field %(field)s; this request takes %(expected)s.",
+                field=scoring.shown(unknown[0]),
+                expected=expected,
+            ),
+        )
     return body
 
 
@@ -105,7 +113,7 @@ def list_matches() -> dict[str, Any]:
     """This browser's matches, newest first, a page at a time (``?page=N``)."""
     page = request.args.get("page", "1")
     if not page.isdigit() or not page.isascii():
-        abort(400, description="page must be a whole number from 1 up.")
+        abort(400, description=gettext("page must be a whole number from 1 up."))
     return _page_json(matches.list_matches(browser_key(), int(page)))
 
 
@@ -114,7 +122,9 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]]:
     """Start a new match; target and names default to 11 and the last match's names."""
     body = json_body(frozenset({"target", "players"}))
     owner = ensure_browser_key()
-    match, _started = matches.start_match(owner, body.get("target", 11), body.get("players"))
+    match, _started = matches.start_match(
+        owner, body.get("target", 11), body.get("players"), defaults=i18n.default_names()
+    )
     return _created(match)
 
 
@@ -123,7 +133,7 @@ def current_match() -> dict[str, Any]:
     """The match this browser started last."""
     match = matches.current_match(browser_key())
     if match is None:
-        raise MatchNotFound("This browser has no match yet.")
+        raise MatchNotFound(scoring.N_("This browser has no match yet."))
     return match_json(match)
 
 
@@ -139,7 +149,9 @@ def change_match(match_id: int) -> dict[str, Any]:
     body = json_body(frozenset({"target", "players"}))
     owner = _owner_of(match_id)
     return match_json(
-        matches.change_match(owner, match_id, body.get("target"), body.get("players"))
+        matches.change_match(
+            owner, match_id, body.get("target"), body.get("players"), i18n.default_names()
+        )
     )
 
 
@@ -149,10 +161,15 @@ def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | d
     body = json_body(frozenset({"player", "outcome", "request_id"}))
     for field in ("player", "outcome"):
         if field not in body:
-            abort(422, description=f"Say which {field} the deal is for.")
+            abort(422, description=gettext("Say which %(field)s the deal is for.", field=field))
     owner = _owner_of(match_id)
     match, recorded = matches.record_deal(
-        owner, match_id, body["player"], body["outcome"], body.get("request_id")
+        owner,
+        match_id,
+        body["player"],
+        body["outcome"],
+        body.get("request_id"),
+        i18n.default_names(),
     )
     # 200 tells a retrying client that its deal was already there.
     return _created(match) if recorded else match_json(match)
@@ -163,7 +180,7 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
     """Take back the latest deal; with ``?number=N`` only if deal N is still the latest."""
     number = request.args.get("number")
     if number is not None and not (number.isascii() and number.isdigit() and len(number) < 10):
-        abort(400, description="number must be a whole number from 1 up.")
+        abort(400, description=gettext("number must be a whole number from 1 up."))
     match, _removed = matches.undo_last_deal(
         _owner_of(match_id), match_id, None if number is None else int(number)
     )
@@ -173,15 +190,14 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
 def _owner_of(match_id: int) -> str:
     owner = browser_key()
     if owner is None:
-        raise MatchNotFound(f"There is no match {match_id} in this browser.")
+        raise MatchNotFound(scoring.N_("There is no match %(id)s in this browser."), id=match_id)
     return owner
-
-
-@bp.errorhandler(MatchNotFound)
-def _not_found(error: MatchNotFound) -> tuple[Response, int] | tuple[str, int]:
-    return error_response(str(error), 404)
 
 
 @bp.errorhandler(RuleError)
 def _refused(error: RuleError) -> tuple[Response, int] | tuple[str, int]:
-    return error_response(str(error), 409 if isinstance(error, RuleConflict) else 422)
+    if isinstance(error, MatchNotFound):
+        status = 404
+    else:
+        status = 409 if isinstance(error, RuleConflict) else 422
+    return error_response(i18n.explain(error), status)

@@ -21,12 +21,20 @@ from sqlalchemy.orm import selectinload
 
 from counter import scoring
 from counter.models import REQUEST_ID_MAX_LENGTH, WRITE, Deal, Match, db
-from counter.scoring import DEFAULT_NAMES, DEFAULT_TARGET, Outcome, RuleConflict, RuleError, Seat
+from counter.scoring import (
+    DEFAULT_NAMES,
+    DEFAULT_TARGET,
+    N_,
+    Outcome,
+    RuleConflict,
+    RuleError,
+    Seat,
+)
 
 PAGE_SIZE = 20
 
 
-class MatchNotFound(LookupError):
+class MatchNotFound(RuleError):
     """No match with that id belongs to this browser."""
 
 
@@ -237,7 +245,7 @@ def _load(owner: str, match_id: int, *, for_update: bool = False) -> Match:
         statement = statement.with_for_update()
     match = db.session.scalars(statement).one_or_none()
     if match is None:
-        raise MatchNotFound(f"There is no match {match_id} in this browser.")
+        raise MatchNotFound(N_("There is no match %(id)s in this browser."), id=match_id)
     return match
 
 
@@ -245,11 +253,11 @@ def _standing(match: Match) -> scoring.Standing:
     return scoring.standing((_deal_result(deal) for deal in match.deals), match.target, match.names)
 
 
-def blank_match(names: tuple[str, str] = DEFAULT_NAMES, target: int = DEFAULT_TARGET) -> MatchView:
+def blank_match(names: tuple[str, str] = DEFAULT_NAMES) -> MatchView:
     """What the counter shows before this browser has recorded anything."""
     return MatchView(
         id=None,
-        target=target,
+        target=DEFAULT_TARGET,
         players=(PlayerView(1, names[0], 0, 0), PlayerView(2, names[1], 0, 0)),
         winner=None,
         deal_count=0,
@@ -262,7 +270,7 @@ def blank_match(names: tuple[str, str] = DEFAULT_NAMES, target: int = DEFAULT_TA
 def get_match(owner: str | None, match_id: int) -> MatchView:
     """One of this browser's matches, with its deals."""
     if owner is None:
-        raise MatchNotFound(f"There is no match {match_id} in this browser.")
+        raise MatchNotFound(N_("There is no match %(id)s in this browser."), id=match_id)
     return _full_view(_load(owner, match_id))
 
 
@@ -284,11 +292,13 @@ def current_match(owner: str | None) -> MatchView | None:
 def list_matches(owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
     """A page of this browser's matches, newest first, as summaries without deals."""
     if page < 1:
-        raise RuleError("Pages are numbered from 1.")
+        raise RuleError(N_("Pages are numbered from 1."))
     totals = _browser_totals(owner) if owner is not None else []
     pages = max(1, math.ceil(len(totals) / per_page))
     if page > pages:
-        raise MatchNotFound(f"There is no page {page}; the history has {pages}.")
+        raise MatchNotFound(
+            N_("There is no page %(page)s; the history has %(pages)s."), page=page, pages=pages
+        )
     games = _games_by_match(totals)
     newest_first = totals[::-1][(page - 1) * per_page : page * per_page]
     return MatchPage(
@@ -303,8 +313,9 @@ def list_matches(owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) ->
 def start_match(
     owner: str,
     target: object = DEFAULT_TARGET,
-    names: Sequence[object] | None = None,
+    names: object = None,
     replacing: int | None = None,
+    defaults: tuple[str, str] = DEFAULT_NAMES,
 ) -> tuple[MatchView, bool]:
     """Store a new match; names default to the browser's last match, then to Player 1 and 2.
 
@@ -313,36 +324,43 @@ def start_match(
     Returns the match and whether it is new.
     """
     target = scoring.parse_target(target)
-    players = None if names is None else _parse_names(names)
+    players = None if names is None else _parse_names(names, defaults)
     latest_id = current_match_id(owner)
     if replacing is not None and latest_id is not None and latest_id > replacing:
         return _full_view(_load(owner, latest_id)), False
     if players is None:
         latest = db.session.get(Match, latest_id) if latest_id is not None else None
-        players = latest.names if latest is not None else DEFAULT_NAMES
+        players = latest.names if latest is not None else defaults
     match = Match(owner=owner, player1=players[0], player2=players[1], target=target)
     db.session.add(match)
     db.session.commit()
     return _full_view(match), True
 
 
-def _parse_names(names: Sequence[object]) -> tuple[str, str]:
-    if isinstance(names, str | bytes) or len(names) != 2:
-        raise RuleError("Give exactly two player names.")
-    return scoring.parse_names(names[0], names[1])
+def _parse_names(names: object, defaults: tuple[str, str]) -> tuple[str, str]:
+    if not isinstance(names, list | tuple) or len(names) != 2:
+        raise RuleError(N_("Give exactly two player names."))
+    return scoring.parse_names(names[0], names[1], defaults)
 
 
 def _check_request_id(request_id: object) -> str | None:
     if request_id is None:
         return None
     if not isinstance(request_id, str) or not 1 <= len(request_id) <= REQUEST_ID_MAX_LENGTH:
-        raise RuleError(f"request_id must be text of 1 to {REQUEST_ID_MAX_LENGTH} characters.")
+        raise RuleError(
+            N_("request_id must be text of 1 to %(most)s characters."), most=REQUEST_ID_MAX_LENGTH
+        )
     return request_id
 
 
 @_writes
 def record_deal(
-    owner: str, match_id: int | None, player: object, outcome: object, request_id: object = None
+    owner: str,
+    match_id: int | None,
+    player: object,
+    outcome: object,
+    request_id: object = None,
+    defaults: tuple[str, str] = DEFAULT_NAMES,
 ) -> tuple[MatchView, bool]:
     """Record one deal's game points for ``player``; returns the match and whether it is new.
 
@@ -355,7 +373,7 @@ def record_deal(
     for attempt in range(3):
         if attempt:
             _begin_write()
-        match = _load_or_start(owner, match_id)
+        match = _load_or_start(owner, match_id, defaults)
         if _replayed(match, request, result):
             db.session.rollback()
             return _full_view(match), False
@@ -376,13 +394,13 @@ def record_deal(
             # without the match lock, e.g. the very first deal): look again.
             continue
         return _full_view(match), True
-    raise RuleConflict("The match changed while this deal was being recorded; try again.")
+    raise RuleConflict(N_("The match changed while this deal was being recorded; try again."))
 
 
-def _load_or_start(owner: str, match_id: int | None) -> Match:
+def _load_or_start(owner: str, match_id: int | None, defaults: tuple[str, str]) -> Match:
     if match_id is not None:
         return _load(owner, match_id, for_update=True)
-    match = Match(owner=owner, player1=DEFAULT_NAMES[0], player2=DEFAULT_NAMES[1])
+    match = Match(owner=owner, player1=defaults[0], player2=defaults[1])
     match.target = DEFAULT_TARGET
     match.deals = []
     db.session.add(match)
@@ -396,8 +414,11 @@ def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) 
         if deal.request_id == request_id:
             if (deal.player, deal.outcome) != (result.player, result.outcome.value):
                 raise RequestReused(
-                    f"That request was already recorded as deal {deal.number}, for another "
-                    "player or outcome; nothing new was recorded."
+                    N_(
+                        "That request was already recorded as deal %(number)s, for another "
+                        "player or outcome; nothing new was recorded."
+                    ),
+                    number=deal.number,
                 )
             return True
     return False
@@ -415,10 +436,12 @@ def undo_last_deal(
     """
     match = _load(owner, match_id, for_update=True)
     if not match.deals:
-        raise NothingToUndo("There is no deal to undo in this match.")
+        raise NothingToUndo(N_("There is no deal to undo in this match."))
     last = match.deals[-1]
     if number is not None and last.number != number:
-        raise NothingToUndo(f"Deal {number} is no longer the last one; nothing was undone.")
+        raise NothingToUndo(
+            N_("Deal %(number)s is no longer the last one; nothing was undone."), number=number
+        )
     removed = _full_view(match).deals[-1]  # type: ignore[index]
     db.session.delete(last)
     db.session.commit()
@@ -430,16 +453,17 @@ def change_match(
     owner: str,
     match_id: int | None,
     target: object = None,
-    names: Sequence[object] | None = None,
+    names: object = None,
+    defaults: tuple[str, str] = DEFAULT_NAMES,
 ) -> MatchView:
     """Switch the target and/or rename the players, as long as the match would not end by it.
 
     With no ``match_id`` the browser's first match is started with these settings.
     """
-    match = _load_or_start(owner, match_id)
+    match = _load_or_start(owner, match_id, defaults)
     current = _standing(match)
     if names is not None:
-        current = scoring.Standing(current.scores, current.target, _parse_names(names))
+        current = scoring.Standing(current.scores, current.target, _parse_names(names, defaults))
     if target is not None:
         current = current.with_target(scoring.parse_target(target))
     match.player1, match.player2 = current.names

@@ -7,6 +7,7 @@ project asks this module what a deal is worth and who has won.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -49,8 +50,23 @@ POINTS: dict[Outcome, int] = {
 }
 
 
+def N_(message: str) -> str:  # noqa: N802 - the name gettext tools look for
+    """Mark a message for translation where it is written; it is translated when shown."""
+    return message
+
+
 class RuleError(ValueError):
-    """Input the rules cannot accept; the message is meant for the players."""
+    """Input the rules cannot accept, explained for the players.
+
+    ``message`` is an English template with ``%(name)s`` fields, marked with
+    :func:`N_`; the web layer translates it and fills in ``params``.
+    ``str(error)`` is the English sentence.
+    """
+
+    def __init__(self, message: str, **params: object) -> None:
+        super().__init__(message % params if params else message)
+        self.message = message
+        self.params = params
 
 
 class RuleConflict(RuleError):
@@ -65,6 +81,15 @@ class TargetWouldEndMatch(RuleConflict):
     """A target switch that a player's score has already reached."""
 
 
+def shown(value: object) -> str:
+    """A value as the request sent it (JSON spelling), cut short for a message."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def parse_outcome(value: object) -> Outcome:
     """Return the outcome named by ``value`` or explain which names exist."""
     if isinstance(value, str):
@@ -72,51 +97,66 @@ def parse_outcome(value: object) -> Outcome:
             return Outcome(value)
         except ValueError:
             pass
-    names = ", ".join(outcome.value for outcome in Outcome)
-    raise RuleError(f"Unknown outcome {value!r}: choose one of {names}.")
+    raise RuleError(
+        N_("Unknown outcome %(value)s: choose one of %(names)s."),
+        value=shown(value),
+        names=", ".join(outcome.value for outcome in Outcome),
+    )
 
 
 def parse_seat(value: object) -> Seat:
     """Return seat 1 or 2; anything else (including booleans) is refused."""
     if isinstance(value, int) and not isinstance(value, bool) and value in SEATS:
         return 1 if value == 1 else 2
-    raise RuleError(f"Player must be 1 or 2, not {value!r}.")
+    raise RuleError(N_("Player must be 1 or 2, not %(value)s."), value=shown(value))
 
 
 def parse_target(value: object) -> int:
     """Return a target the counter offers, or say which ones it does."""
     if isinstance(value, int) and not isinstance(value, bool) and value in TARGETS:
         return value
-    offered = ", ".join(str(target) for target in TARGETS)
-    raise RuleError(f"The target must be one of {offered} game points, not {value!r}.")
+    raise RuleError(
+        N_("The target must be one of %(targets)s game points, not %(value)s."),
+        targets=", ".join(str(target) for target in TARGETS),
+        value=shown(value),
+    )
 
 
-def parse_name(value: object, seat: Seat) -> str:
+def parse_name(value: object, seat: Seat, default: str | None = None) -> str:
     """A player's name: trimmed, inner spaces folded, 1-40 characters, default if empty."""
+    fallback = default or DEFAULT_NAMES[seat - 1]
     if value is None:
-        return DEFAULT_NAMES[seat - 1]
+        return fallback
     if not isinstance(value, str):
-        raise RuleError(f"The name of player {seat} must be text.")
+        raise RuleError(N_("The name of player %(seat)s must be text."), seat=seat)
     name = " ".join(unicodedata.normalize("NFC", value).split())
     if not name:
-        return DEFAULT_NAMES[seat - 1]
+        return fallback
     if len(name) > NAME_MAX_LENGTH:
         raise RuleError(
-            f"The name of player {seat} is {len(name)} characters long; "
-            f"keep it to {NAME_MAX_LENGTH}."
+            N_("The name of player %(seat)s is %(length)s characters long; keep it to %(most)s."),
+            seat=seat,
+            length=len(name),
+            most=NAME_MAX_LENGTH,
         )
     # Control, unassigned and surrogate code points cannot be shown; format
     # characters such as the joiners inside emoji sequences can.
     if any(unicodedata.category(char) in {"Cc", "Cn", "Cs"} for char in name):
-        raise RuleError(f"The name of player {seat} holds characters that cannot be shown.")
+        raise RuleError(
+            N_("The name of player %(seat)s holds characters that cannot be shown."), seat=seat
+        )
     return name
 
 
-def parse_names(first: object, second: object) -> tuple[str, str]:
+def parse_names(
+    first: object, second: object, defaults: tuple[str, str] = DEFAULT_NAMES
+) -> tuple[str, str]:
     """Both players' names; two players may not share one, or the tally would be unreadable."""
-    names = (parse_name(first, 1), parse_name(second, 2))
+    names = (parse_name(first, 1, defaults[0]), parse_name(second, 2, defaults[1]))
     if names[0].casefold() == names[1].casefold():
-        raise RuleError(f"Both players are called {names[0]!r}; give them different names.")
+        raise RuleError(
+            N_("Both players are called %(name)s; give them different names."), name=names[0]
+        )
     return names
 
 
@@ -160,8 +200,9 @@ class Standing:
         winner = self.winner
         if winner is not None:
             raise MatchFinished(
-                f"The match is over: {self.name(winner)} won "
-                f"{self.scores[0]}:{self.scores[1]}. Start a new match to keep playing."
+                N_("The match is over: %(name)s won %(score)s. Start a new match to keep playing."),
+                name=self.name(winner),
+                score=f"{self.scores[0]}:{self.scores[1]}",
             )
         first, second = self.scores
         if deal.player == 1:
@@ -181,8 +222,13 @@ class Standing:
         for seat in SEATS:
             if self.score(seat) >= target:
                 raise TargetWouldEndMatch(
-                    f"{self.name(seat)} already has {self.score(seat)} game points, "
-                    f"so a target of {target} would end the match at once."
+                    N_(
+                        "%(name)s already has %(points)s game points, "
+                        "so a target of %(target)s would end the match at once."
+                    ),
+                    name=self.name(seat),
+                    points=self.score(seat),
+                    target=target,
                 )
         return Standing(self.scores, target, self.names)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Request, Response, abort, request
 from flask.sessions import SecureCookieSessionInterface
+from flask_babel import gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -68,7 +69,7 @@ def same_origin_only() -> None:
         return
     origin = request.headers.get("Origin")
     if origin is not None and origin != _own_origin(request):
-        abort(403, description="Requests from other sites are not accepted.")
+        abort(403, description=gettext("Requests from other sites are not accepted."))
 
 
 def _own_origin(incoming: Request) -> str:
@@ -85,7 +86,9 @@ def _add_headers(response: Response) -> Response:
 
 def _csrf_failed(_error: CSRFError) -> tuple[Response, int] | tuple[str, int]:
     return error_response(
-        "This form has expired or did not come from this site. "
-        "Reload the page and tap again; nothing was recorded.",
+        gettext(
+            "This form has expired or did not come from this site. "
+            "Reload the page and tap again; nothing was recorded."
+        ),
         400,
     )

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import secrets
+from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_babel import gettext, lazy_gettext
 from werkzeug.wrappers import Response
 
-from counter import matches, scoring
+from counter import i18n, matches, scoring
 from counter.browser import browser_key, ensure_browser_key
 from counter.errors import error_response
 from counter.matches import DealView, MatchNotFound, MatchView
@@ -19,21 +32,21 @@ MAX_FORM_ID = 2**31 - 1
 
 # What each outcome is called on its button, and when to tap it, seen from
 # the player who receives the points.
-OUTCOME_NAMES: dict[Outcome, str] = {
-    Outcome.NORMAL: "Win",
-    Outcome.SCHNEIDER: "Schneider",
-    Outcome.SCHWARZ: "Schwarz",
-    Outcome.FAILED_CLOSE: "Close failed",
-    Outcome.FAILED_CLOSE_NO_TRICK: "Close failed, no trick",
-    Outcome.WRONG_CLAIM: "Wrong 66",
+OUTCOME_NAMES = {
+    Outcome.NORMAL: lazy_gettext("Win"),
+    Outcome.SCHNEIDER: lazy_gettext("Schneider"),
+    Outcome.SCHWARZ: lazy_gettext("Schwarz"),
+    Outcome.FAILED_CLOSE: lazy_gettext("Close failed"),
+    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("Close failed, no trick"),
+    Outcome.WRONG_CLAIM: lazy_gettext("Wrong 66"),
 }
-OUTCOME_HINTS: dict[Outcome, str] = {
-    Outcome.NORMAL: "opponent has 33 or more",
-    Outcome.SCHNEIDER: "opponent under 33",
-    Outcome.SCHWARZ: "opponent took no trick",
-    Outcome.FAILED_CLOSE: "opponent closed, missed 66",
-    Outcome.FAILED_CLOSE_NO_TRICK: "you had no trick at closing",
-    Outcome.WRONG_CLAIM: "opponent called 66 wrongly",
+OUTCOME_HINTS = {
+    Outcome.NORMAL: lazy_gettext("opponent has 33 or more"),
+    Outcome.SCHNEIDER: lazy_gettext("opponent took a trick, under 33"),
+    Outcome.SCHWARZ: lazy_gettext("opponent took no trick"),
+    Outcome.FAILED_CLOSE: lazy_gettext("opponent closed, missed 66"),
+    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("you had no trick at closing"),
+    Outcome.WRONG_CLAIM: lazy_gettext("opponent claimed 66 wrongly"),
 }
 
 
@@ -44,6 +57,7 @@ def init_app(app: Flask) -> None:
         outcome_names=OUTCOME_NAMES,
         outcome_hints=OUTCOME_HINTS,
         targets=TARGETS,
+        languages=i18n.LANGUAGE_NAMES,
     )
 
 
@@ -51,14 +65,41 @@ def _render_home(match: MatchView, error: str | None = None, status: int = 200) 
     # One fresh request id per rendered page: resubmitting this page's form
     # (double tap, back button, retry) records its deal once.
     request_id = secrets.token_urlsafe(16)
-    page = render_template("home.html", match=match, request_id=request_id, error=error)
+    page = render_template(
+        "home.html", match=match, request_id=request_id, error=error, words=_script_words()
+    )
     return page, status
+
+
+def _script_words() -> dict[str, object]:
+    """What the page's script says, in the page's language."""
+    return {
+        "outcomes": {outcome.value: str(name) for outcome, name in OUTCOME_NAMES.items()},
+        "note": "+%(points)s %(name)s · %(outcome)s",
+        "undo": gettext("Undo"),
+        "undone": gettext("Deal %(number)s undone: %(note)s."),
+        "wins": gettext("%(name)s wins the match %(score)s"),
+        "newMatch": gettext("New match to %(target)s"),
+        "started": gettext("New match to %(target)s started."),
+        "targetNow": gettext("The match is now played to %(target)s."),
+        "namesSaved": gettext("Names saved."),
+        "score": gettext("%(name1)s %(score1)s, %(name2)s %(score2)s"),
+        "offline": gettext(
+            "No connection to the server: nothing was recorded. Tap again once you are online."
+        ),
+        "failed": gettext("The server could not do that; nothing was changed."),
+        "offlinePage": gettext(
+            "You are offline: this is the last score this phone saw. "
+            "Taps will not count until the connection is back."
+        ),
+    }
 
 
 @bp.get("/")
 def home() -> tuple[str, int]:
     """The current match, or a blank one before this browser has recorded anything."""
-    return _render_home(matches.current_match(browser_key()) or matches.blank_match())
+    match = matches.current_match(browser_key())
+    return _render_home(match or matches.blank_match(i18n.default_names()))
 
 
 @bp.post("/deals")
@@ -66,12 +107,16 @@ def record_deal() -> Response:
     """Record one deal for the player who receives the game points."""
     player = _form_seat()
     outcome = scoring.parse_outcome(request.form.get("outcome"))
-    match_id = _form_match_id()
     match, recorded = matches.record_deal(
-        ensure_browser_key(), match_id, player, outcome, request.form.get("request_id") or None
+        ensure_browser_key(),
+        _form_match_id(),
+        player,
+        outcome,
+        request.form.get("request_id") or None,
+        i18n.default_names(),
     )
     if recorded and match.deals:
-        flash(_deal_note(match, match.deals[-1]))
+        flash(deal_note(match, match.deals[-1]))
     return redirect(url_for("web.home"))
 
 
@@ -81,9 +126,15 @@ def undo_last_deal() -> Response:
     match_id = _form_match_id()
     owner = browser_key()
     if match_id is None or owner is None:
-        raise matches.NothingToUndo("There is no deal to undo yet.")
+        raise matches.NothingToUndo(scoring.N_("There is no deal to undo yet."))
     match, removed = matches.undo_last_deal(owner, match_id, _form_number("deal_number"))
-    flash(f"Deal {removed.number} undone: {_deal_note(match, removed)}.")
+    flash(
+        gettext(
+            "Deal %(number)s undone: %(note)s.",
+            number=removed.number,
+            note=deal_note(match, removed),
+        )
+    )
     return redirect(url_for("web.home"))
 
 
@@ -93,9 +144,14 @@ def change_match() -> Response:
     target = _form_target()
     names = _form_names()
     if target is None and names is None:
-        abort(400, description="Choose a target or enter the players' names.")
-    matches.change_match(ensure_browser_key(), _form_match_id(), target, names)
-    flash(f"The match is now played to {target}." if target else "Names saved.")
+        abort(400, description=gettext("Choose a target or enter the players' names."))
+    matches.change_match(
+        ensure_browser_key(), _form_match_id(), target, names, i18n.default_names()
+    )
+    if target is not None:
+        flash(gettext("The match is now played to %(target)s.", target=target))
+    else:
+        flash(gettext("Names saved."))
     return redirect(url_for("web.home"))
 
 
@@ -103,13 +159,32 @@ def change_match() -> Response:
 def start_match() -> Response:
     """Start a new match with the same two players, to the target chosen."""
     target = _form_target() or scoring.DEFAULT_TARGET
-    match, started = matches.start_match(ensure_browser_key(), target, replacing=_form_match_id())
-    flash(
-        f"New match to {match.target} started."
-        if started
-        else "A new match had already been started; here it is."
+    match, started = matches.start_match(
+        ensure_browser_key(), target, replacing=_form_match_id(), defaults=i18n.default_names()
     )
+    if started:
+        flash(gettext("New match to %(target)s started.", target=match.target))
+    else:
+        flash(gettext("A new match had already been started; here it is."))
     return redirect(url_for("web.home"))
+
+
+@bp.post("/language")
+def choose_language() -> Response:
+    """Switch the language of every page on this device, and remember it for a year."""
+    language = request.form.get("language")
+    if language not in i18n.LANGUAGES:
+        abort(400, description=gettext("Choose Bulgarian or English."))
+    response = redirect(_local_path(request.form.get("next")))
+    response.set_cookie(
+        i18n.COOKIE,
+        language,
+        max_age=i18n.COOKIE_AGE,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure,
+    )
+    return response
 
 
 @bp.get("/matches")
@@ -117,7 +192,7 @@ def history() -> str:
     """This browser's matches, newest first."""
     page = request.args.get("page", "1")
     if not page.isdigit() or not page.isascii():
-        abort(400, description="The page number must be a whole number from 1 up.")
+        abort(400, description=gettext("The page number must be a whole number from 1 up."))
     return render_template("history.html", page=matches.list_matches(browser_key(), int(page)))
 
 
@@ -138,19 +213,67 @@ def robots() -> Response:
 @bp.get("/rules")
 def rules() -> str:
     """How Santase is scored, in the counter's words."""
-    return render_template("rules.html")
+    return render_template(f"rules/{i18n.select_language()}.html")
 
 
-def _deal_note(match: MatchView, deal: DealView) -> str:
+def deal_note(match: MatchView, deal: DealView) -> str:
+    """ "+2 Иван · Schneider": what a deal gave whom, for confirmations."""
     name = match.players[deal.player - 1].name
     return f"+{deal.points} {name} · {OUTCOME_NAMES[deal.outcome]}"
+
+
+@bp.get("/manifest.webmanifest")
+def manifest() -> Response:
+    """What a phone needs to add the counter to its home screen."""
+    body = {
+        "name": gettext("Santase Counter"),
+        "short_name": gettext("Santase"),
+        "description": gettext("Keep the score of Santase (66) at the card table."),
+        "lang": i18n.select_language(),
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#f6f4ef",
+        "theme_color": "#1f6f43",
+        "icons": [
+            {
+                "src": url_for("static", filename=f"icon-{size}.png"),
+                "sizes": f"{size}x{size}",
+                "type": "image/png",
+                "purpose": "any maskable",
+            }
+            for size in (192, 512)
+        ]
+        + [
+            {"src": url_for("static", filename="icon.svg"), "sizes": "any", "type": "image/svg+xml"}
+        ],
+    }
+    return Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, served from the root so that it may look after every page."""
+    response = current_app.send_static_file("sw.js")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _local_path(target: str | None) -> str:
+    """Where to go back to: a path on this site only, never another site."""
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return url_for("web.home")
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or "\\" in target:
+        return url_for("web.home")
+    return target
 
 
 def _form_match_id() -> int | None:
     try:
         return _form_number("match_id")
     except RuleError:
-        raise MatchNotFound("There is no such match in this browser.") from None
+        raise MatchNotFound(scoring.N_("There is no such match in this browser.")) from None
 
 
 def _form_number(field: str) -> int | None:
@@ -159,7 +282,7 @@ def _form_number(field: str) -> int | None:
     if raw == "":
         return None
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_FORM_ID:
-        raise RuleError(f"{field} must be a whole number from 1 up.")
+        raise RuleError(scoring.N_("%(field)s must be a whole number from 1 up."), field=field)
     return int(raw)
 
 
@@ -180,7 +303,9 @@ def _form_target() -> int | None:
 def _form_names() -> tuple[str, str] | None:
     if "player1" not in request.form and "player2" not in request.form:
         return None
-    return scoring.parse_names(request.form.get("player1"), request.form.get("player2"))
+    return scoring.parse_names(
+        request.form.get("player1"), request.form.get("player2"), i18n.default_names()
+    )
 
 
 @bp.errorhandler(RuleError)
@@ -198,10 +323,10 @@ def _refused(error: RuleError) -> tuple[str, int]:
             shown = matches.get_match(owner, match_id)
         except MatchNotFound:
             shown = None
-    shown = shown or matches.current_match(owner) or matches.blank_match()
-    return _render_home(shown, error=str(error), status=status)
+    shown = shown or matches.current_match(owner) or matches.blank_match(i18n.default_names())
+    return _render_home(shown, error=i18n.explain(error), status=status)
 
 
 @bp.errorhandler(MatchNotFound)
 def _not_found(error: MatchNotFound) -> tuple[Response, int] | tuple[str, int]:
-    return error_response(str(error), 404)
+    return error_response(i18n.explain(error), 404)

@@ -169,7 +169,7 @@ def test_a_request_id_reused_for_another_deal_is_refused(client: FlaskClient) ->
         ({"player": 1, "outcome": "normal", "request_id": ""}, "request_id"),
         ({"player": 1, "outcome": "normal", "request_id": 5}, "request_id"),
         ({"player": 1, "outcome": "normal", "request_id": "x" * 65}, "request_id"),
-        ({"player": 1, "outcome": "normal", "points": 5}, "Unknown field 'points'"),
+        ({"player": 1, "outcome": "normal", "points": 5}, 'Unknown field "points"'),
     ],
 )
 def test_a_bad_deal_is_refused_with_422_and_records_nothing(
@@ -279,7 +279,7 @@ def test_a_rename_and_a_refused_switch_together_change_nothing(client: FlaskClie
         ({"players": "Ivan"}, "exactly two player names"),
         ({"players": ["Ivan", 7]}, "must be text"),
         ({"players": ["Ivan", "IVAN"]}, "different names"),
-        ({"name": "Ivan"}, "Unknown field 'name'"),
+        ({"name": "Ivan"}, 'Unknown field "name"'),
     ],
 )
 def test_a_bad_change_is_422_and_changes_nothing(

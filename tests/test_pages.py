@@ -15,7 +15,7 @@ def text_of(response: object) -> str:
 def scores_on(page: str) -> list[str]:
     import re
 
-    return re.findall(r"Game points: </span>(\d+)</p>", page)
+    return re.findall(r"<span data-score>(\d+)</span>", page)
 
 
 def test_the_counter_opens_blank_and_stores_nothing(client: FlaskClient) -> None:
@@ -24,7 +24,7 @@ def test_the_counter_opens_blank_and_stores_nothing(client: FlaskClient) -> None
     page = text_of(response)
     assert "Player 1" in page
     assert "Player 2" in page
-    assert "Match to <strong>11</strong>" in page
+    assert "<strong data-target>11</strong>" in page
     assert scores_on(page) == ["0", "0"]
     assert "No deals recorded yet." in page
     with client.session_transaction() as session:
@@ -133,7 +133,7 @@ def test_the_target_can_be_switched_from_the_page(client: FlaskClient) -> None:
     tap(client, 1, "normal")
     press(client, "/settings", target="15")
     page = text_of(client.get("/"))
-    assert "Match to <strong>15</strong>" in page
+    assert "<strong data-target>15</strong>" in page
     assert "The match is now played to 15." in page
 
 
@@ -160,15 +160,16 @@ def test_raising_the_target_reopens_a_finished_match(client: FlaskClient) -> Non
     win_match(client, match["id"], player=1, target=7)
     press(client, "/settings", target="11")
     page = text_of(client.get("/"))
-    assert "wins the match" not in page
+    assert '<section class="finished" aria-labelledby="finished-heading" hidden>' in page
+    assert "<fieldset disabled" not in page
     assert tap(client, 2, "normal").status_code == 302
 
 
 def test_players_are_named_from_the_page(client: FlaskClient) -> None:
     press(client, "/settings", player1="  Иван ", player2="")
     page = text_of(client.get("/"))
-    assert ">Иван</h2>" in page
-    assert ">Player 2</h2>" in page
+    assert ">Иван</h3>" in page
+    assert ">Player 2</h3>" in page
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,284 @@
+// Santase Counter in the browser: taps go through the JSON API and the page is
+// updated in place, with no reload. Without this script every form still works.
+
+const root = document.getElementById("counter");
+const words = root ? JSON.parse(root.dataset.words) : {};
+const say = (template, values = {}) =>
+  template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key]));
+
+let shown = null; // the match as the server last described it
+let busy = false; // one change at a time: a second tap while one is on its way is a double tap
+let retry = null; // {key, requestId} of a deal the server may not have heard of
+
+// --- talking to the server -----------------------------------------------------------
+
+async function call(method, path, body) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: body ? { "Content-Type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new Error(words.offline);
+  }
+  const answer = await response.json().catch(() => null);
+  if (!response.ok) throw new Error(answer?.error ?? words.failed);
+  return answer;
+}
+
+async function currentMatchId() {
+  if (root.dataset.matchId) return root.dataset.matchId;
+  // Before the first deal nothing is stored yet: start the match shown on screen.
+  const names = [1, 2].map((seat) => root.querySelector(`#player${seat}`).value);
+  const target = Number(root.querySelector(".targets [aria-pressed=true]").value);
+  const match = await call("POST", "/api/matches", { target, players: names });
+  show(match);
+  return String(match.id);
+}
+
+// --- showing a match -------------------------------------------------------------------
+
+function cell(text, className) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
+function show(match) {
+  shown = match;
+  root.dataset.matchId = match.id;
+  const [first, second] = match.players;
+  for (const player of match.players) {
+    const board = root.querySelector(`.player[data-seat="${player.seat}"]`);
+    board.querySelector(".name").textContent = player.name;
+    board.querySelector("[data-score]").textContent = player.score;
+    board.querySelector("[data-games]").textContent = player.games;
+    board.querySelector("[data-winner]").hidden = match.winner !== player.seat;
+    board.classList.toggle("won", match.winner === player.seat);
+    for (const label of root.querySelectorAll(`[data-name="${player.seat}"]`)) {
+      label.textContent = player.name;
+    }
+    root.querySelector(`#player${player.seat}`).value = player.name;
+  }
+  root.querySelector("[data-target]").textContent = match.target;
+  for (const input of root.querySelectorAll("input[name=match_id]")) input.value = match.id;
+
+  const rows = match.deals.toReversed().map((deal) => {
+    const row = document.createElement("tr");
+    const name = match.players[deal.player - 1].name;
+    row.append(
+      cell(deal.number),
+      cell(`+${deal.points} ${name}`, `seat${deal.player}`),
+      cell(words.outcomes[deal.outcome]),
+      cell(deal.scores[0], "num"),
+      cell(deal.scores[1], "num"),
+    );
+    return row;
+  });
+  root.querySelector(".deals tbody").replaceChildren(...rows);
+  root.querySelector(".deals").hidden = rows.length === 0;
+  root.querySelector(".empty").hidden = rows.length > 0;
+
+  const score = `${first.score}:${second.score}`;
+  const winner = match.winner ? match.players[match.winner - 1].name : null;
+  root.querySelector(".finished").hidden = !match.finished;
+  root.querySelector("#record-closed").hidden = !match.finished;
+  root.querySelector("[data-finished-text]").textContent = winner
+    ? say(words.wins, { name: winner, score })
+    : "";
+  for (const fieldset of root.querySelectorAll("[data-action=deal] fieldset")) {
+    fieldset.disabled = match.finished;
+  }
+  const undo = root.querySelector("[data-action=undo]");
+  undo.querySelector("button").disabled = match.deals.length === 0;
+  undo.querySelector("[name=deal_number]").value = match.deals.length || "";
+  for (const button of root.querySelectorAll(".targets button")) {
+    const chosen = Number(button.value) === match.target;
+    button.disabled = chosen;
+    button.setAttribute("aria-pressed", String(chosen));
+  }
+  for (const input of root.querySelectorAll(".new-match [name=target]")) {
+    input.checked = Number(input.value) === match.target;
+  }
+  root.querySelector(".finished [name=target]").value = match.target;
+  root.querySelector(".finished button").textContent = say(words.newMatch, { target: match.target });
+  root.querySelector(".new-match").hidden = match.deals.length === 0;
+  document.title = `${first.name} ${score} ${second.name} · ${document.title.split(" · ").pop()}`;
+  keepAwake(!match.finished);
+}
+
+function tell(text, { error = false, undoDeal = null } = {}) {
+  const box = root.querySelector(".messages");
+  const message = document.createElement("p");
+  message.className = error ? "message error" : "message";
+  message.textContent = text;
+  if (undoDeal) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "inline-undo";
+    button.textContent = words.undo;
+    button.addEventListener("click", () => act(() => undo(undoDeal)));
+    message.append(" ", button);
+  }
+  box.replaceChildren(message);
+}
+
+function announce(match) {
+  const [first, second] = match.players;
+  return say(words.score, {
+    name1: first.name, score1: first.score, name2: second.name, score2: second.score,
+  });
+}
+
+// --- what the buttons do ---------------------------------------------------------------------
+
+async function act(change) {
+  if (busy) return;
+  busy = true;
+  root.setAttribute("aria-busy", "true");
+  try {
+    await change();
+  } catch (error) {
+    tell(error.message, { error: true });
+  } finally {
+    busy = false;
+    root.removeAttribute("aria-busy");
+  }
+}
+
+async function recordDeal(player, outcome) {
+  const key = `${root.dataset.matchId}:${player}:${outcome}`;
+  // The same tap again after a failure may be a retry of a deal that did arrive.
+  const requestId = retry?.key === key ? retry.requestId : crypto.randomUUID();
+  retry = { key, requestId };
+  const matchId = await currentMatchId();
+  const match = await call("POST", `/api/matches/${matchId}/deals`, {
+    player: Number(player), outcome, request_id: requestId,
+  });
+  retry = null;
+  show(match);
+  const deal = match.deals.at(-1);
+  tell(`${describe(match, deal)}. ${announce(match)}`, { undoDeal: deal.number });
+}
+
+function describe(match, deal) {
+  return say(words.note, {
+    points: deal.points, name: match.players[deal.player - 1].name,
+    outcome: words.outcomes[deal.outcome],
+  });
+}
+
+async function undo(number) {
+  // Only this deal: a second tap finds it gone and the server takes back nothing more.
+  const matchId = root.dataset.matchId;
+  const before = shown ?? (await call("GET", `/api/matches/${matchId}`));
+  const deal = before.deals.find((candidate) => candidate.number === number);
+  const match = await call("DELETE", `/api/matches/${matchId}/deals/last?number=${number}`);
+  show(match);
+  const note = deal ? describe(before, deal) : "";
+  tell(`${say(words.undone, { number, note })} ${announce(match)}`);
+}
+
+const handlers = {
+  deal: (form, button) => recordDeal(form.elements.player.value, button.value),
+  undo: (form) => undo(Number(form.elements.deal_number.value)),
+  async target(_form, button) {
+    const target = Number(button.value);
+    show(await call("PATCH", `/api/matches/${await currentMatchId()}`, { target }));
+    tell(say(words.targetNow, { target }));
+  },
+  async names(form) {
+    const players = [form.elements.player1.value, form.elements.player2.value];
+    show(await call("PATCH", `/api/matches/${await currentMatchId()}`, { players }));
+    tell(words.namesSaved);
+  },
+  async new(form) {
+    const target = Number(new FormData(form).get("target"));
+    const match = await call("POST", "/api/matches", { target });
+    show(match);
+    tell(say(words.started, { target: match.target }));
+  },
+};
+
+if (root) {
+  const offline = () => tell(words.offlinePage, { error: true });
+  if (!navigator.onLine) offline();
+  window.addEventListener("offline", offline);
+  window.addEventListener("online", () => location.reload());
+  root.addEventListener("submit", (event) => {
+    const form = event.target;
+    const handler = handlers[form.dataset.action];
+    if (!handler || !window.fetch) return;
+    event.preventDefault();
+    act(() => handler(form, event.submitter));
+  });
+}
+
+// --- the table: screen awake, theme, face to face -----------------------------------------------
+
+let wakeLock = null;
+let wantAwake = Boolean(root) && root.querySelector(".finished")?.hidden;
+
+async function keepAwake(want) {
+  wantAwake = want;
+  if (!("wakeLock" in navigator)) return;
+  if (want && !wakeLock && document.visibilityState === "visible") {
+    try {
+      wakeLock = await navigator.wakeLock.request("screen");
+      wakeLock.addEventListener("release", () => { wakeLock = null; });
+    } catch {
+      wakeLock = null; // battery saver or a browser policy: the screen may sleep
+    }
+  } else if (!want && wakeLock) {
+    await wakeLock.release();
+  }
+}
+
+if (root) {
+  keepAwake(wantAwake);
+  document.addEventListener("visibilitychange", () => keepAwake(wantAwake));
+}
+
+const display = document.querySelector(".display");
+const darkQuery = matchMedia("(prefers-color-scheme: dark)");
+
+function applyDisplay() {
+  const theme = localStorage.getItem("theme");
+  const dark = theme ? theme === "dark" : darkQuery.matches;
+  document.documentElement.dataset.theme = dark ? "dark" : "light";
+  display.querySelector("[data-theme-toggle]").setAttribute("aria-pressed", String(dark));
+  const facing = localStorage.getItem("facing") === "on";
+  document.body.classList.toggle("facing", facing);
+  display.querySelector("[data-facing-toggle]").setAttribute("aria-pressed", String(facing));
+}
+
+if (display) {
+  display.hidden = false;
+  display.querySelector("[data-theme-toggle]").addEventListener("click", () => {
+    localStorage.setItem("theme", document.documentElement.dataset.theme === "dark" ? "light" : "dark");
+    applyDisplay();
+  });
+  display.querySelector("[data-facing-toggle]").addEventListener("click", () => {
+    localStorage.setItem("facing", document.body.classList.contains("facing") ? "off" : "on");
+    applyDisplay();
+  });
+  darkQuery.addEventListener("change", applyDisplay);
+  applyDisplay();
+}
+
+// Dates in the phone's own time zone.
+const dates = new Intl.DateTimeFormat(document.documentElement.lang, {
+  dateStyle: "medium", timeStyle: "short",
+});
+for (const time of document.querySelectorAll("time[datetime]")) {
+  time.textContent = dates.format(new Date(time.dateTime));
+}
+
+// The page shell keeps loading when the network drops; deals still need the server.
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").catch(() => {});
+}

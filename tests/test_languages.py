@@ -1,0 +1,176 @@
+"""Bulgarian and English: every page and message in both, chosen by the browser, switchable."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+from flask.testing import FlaskClient
+
+from helpers import api_deal, api_play, api_start, page_form, submit, tap, win_match
+
+ROOT = Path(__file__).parents[1]
+CATALOGUE = ROOT / "counter" / "translations" / "bg" / "LC_MESSAGES" / "messages.po"
+BULGARIAN = {"Accept-Language": "bg-BG,bg;q=0.9,en;q=0.5"}
+
+
+class VisibleText(HTMLParser):
+    """The words a person sees: text outside <script>/<style>, plus labels a reader speaks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.words: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in {"script", "style"}:
+            self._skip += 1
+        for name, value in attrs:
+            if name in {"aria-label", "title", "alt", "placeholder"} and value:
+                self.words.append(value)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in {"script", "style"}:
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.words.append(data)
+
+
+def latin_words(page: str) -> set[str]:
+    parser = VisibleText()
+    parser.feed(page)
+    text = " ".join(parser.words)
+    # Player names, the language's own name, units and identifiers may stay Latin.
+    allowed = {"English", "UTC", "Ivan", "Maria", "JSON", "Content", "Type", "application", "json"}
+    return {word for word in re.findall(r"[A-Za-z]{2,}", text) if word not in allowed}
+
+
+@pytest.fixture
+def bulgarian(client: FlaskClient) -> FlaskClient:
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = BULGARIAN["Accept-Language"]
+    return client
+
+
+def test_the_browsers_language_is_used(bulgarian: FlaskClient) -> None:
+    page = bulgarian.get("/").get_data(as_text=True)
+    assert '<html lang="bg">' in page
+    assert "Точки за" in page
+
+
+def test_other_browsers_get_english(client: FlaskClient) -> None:
+    page = client.get("/", headers={"Accept-Language": "de-DE"}).get_data(as_text=True)
+    assert '<html lang="en">' in page
+    assert "Points to" in page
+
+
+def test_the_language_switch_is_remembered(client: FlaskClient) -> None:
+    response = submit(client, "/language", language="bg", next="/matches")
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/matches"
+    assert "Max-Age=31536000" in response.headers["Set-Cookie"]
+    assert '<html lang="bg">' in client.get("/rules").get_data(as_text=True)
+
+
+def test_the_switch_overrides_the_browser(bulgarian: FlaskClient) -> None:
+    submit(bulgarian, "/language", language="en", next="/")
+    assert '<html lang="en">' in bulgarian.get("/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example", "/\\evil.example"])
+def test_the_switch_goes_back_only_to_this_site(client: FlaskClient, target: str) -> None:
+    response = submit(client, "/language", language="bg", next=target)
+    assert response.headers["Location"] == "/"
+
+
+def test_an_unknown_language_is_refused(client: FlaskClient) -> None:
+    response = submit(client, "/language", language="de", next="/")
+    assert response.status_code == 400
+    assert "lang=" not in response.headers.get("Set-Cookie", "")
+
+
+def test_default_names_follow_the_language(bulgarian: FlaskClient) -> None:
+    tap(bulgarian, 1, "normal")
+    names = [p["name"] for p in bulgarian.get("/api/matches/current").json["players"]]
+    assert names == ["Играч 1", "Играч 2"]
+
+
+def test_refusals_are_explained_in_bulgarian(bulgarian: FlaskClient) -> None:
+    match = api_start(bulgarian, target=7, players=["Ivan", "Maria"])
+    win_match(bulgarian, match["id"], player=1, target=7)
+    response = api_deal(bulgarian, match["id"], 2, "normal")
+    assert response.json == {
+        "error": "Играта приключи: Ivan спечели 9:0. Започнете нова игра, за да продължите."
+    }
+    page = submit(bulgarian, "/settings", match_id=str(match["id"]), target="15")
+    assert page.status_code == 302
+
+
+def test_the_rules_are_written_in_both_languages(
+    other_client: FlaskClient, bulgarian: FlaskClient
+) -> None:
+    assert "How Santase is scored" in other_client.get("/rules").get_data(as_text=True)
+    assert "Как се брои сантасето" in bulgarian.get("/rules").get_data(as_text=True)
+
+
+def test_every_message_is_translated() -> None:
+    with CATALOGUE.open("rb") as po_file:
+        catalogue = read_po(po_file)
+    untranslated = [
+        message.id
+        for message in catalogue
+        if message.id
+        and (
+            "fuzzy" in message.flags
+            or not all(message.string if isinstance(message.string, tuple) else [message.string])
+        )
+    ]
+    assert untranslated == []
+
+
+def test_the_catalogue_holds_every_message_in_the_code() -> None:
+    with CATALOGUE.open("rb") as po_file:
+        catalogue = read_po(po_file)
+    known = {message.id for message in catalogue if message.id}
+    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "N_": None}
+    method_map = [("counter/**.py", "python"), ("templates/*.html", "jinja2")]
+    in_code = {
+        message[2]
+        for message in extract_from_dir(str(ROOT), method_map, keywords=keywords)
+    }
+    assert in_code - known == set(), "run the catalogue update in the README"
+
+
+def full_bulgarian_tour(client: FlaskClient) -> list[str]:
+    """Every page, in every state a player sees, as Bulgarian HTML."""
+    pages = [client.get(path).get_data(as_text=True) for path in ("/", "/matches", "/rules")]
+    match = api_start(client, target=7, players=["Ivan", "Maria"])
+    api_play(client, match["id"], (1, "normal"))
+    pages.append(client.get("/").get_data(as_text=True))
+    win_match(client, match["id"], player=2, target=7)
+    for _ in range(21):
+        api_start(client)
+    form = page_form(client)
+    pages += [
+        client.get("/").get_data(as_text=True),
+        client.get("/matches").get_data(as_text=True),
+        client.get(f"/matches/{match['id']}").get_data(as_text=True),
+        client.get("/matches/999").get_data(as_text=True),
+        client.post("/deals", data={**form, "player": "3", "outcome": "x"}).get_data(as_text=True),
+        client.get("/nowhere").get_data(as_text=True),
+    ]
+    return pages
+
+
+def test_no_english_is_left_on_any_bulgarian_page(bulgarian: FlaskClient) -> None:
+    left = set().union(*(latin_words(page) for page in full_bulgarian_tour(bulgarian)))
+    assert left == set()
+
+
+def test_the_tour_would_catch_an_english_word(client: FlaskClient) -> None:
+    assert "Points" in latin_words(client.get("/").get_data(as_text=True))
