@@ -6,9 +6,14 @@ const words = root ? JSON.parse(root.dataset.words) : {};
 const say = (template, values = {}) =>
   template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key]));
 
+// A second tap on the same button this soon is the same tap (a double tap), and a
+// tap again after a failure may repeat a deal that did arrive: both reuse the
+// request id, so the server records the deal once. Two real deals are minutes apart.
+const SAME_TAP_MS = 600;
+
 let shown = null; // the match as the server last described it
-let busy = false; // one change at a time: a second tap while one is on its way is a double tap
-let retry = null; // {key, requestId} of a deal the server may not have heard of
+let queue = Promise.resolve(); // changes go to the server one after another, in tap order
+let lastTap = { key: null, at: 0, requestId: null, failed: false };
 
 // --- talking to the server -----------------------------------------------------------
 
@@ -136,31 +141,37 @@ function announce(match) {
 
 // --- what the buttons do ---------------------------------------------------------------------
 
-async function act(change) {
-  if (busy) return;
-  busy = true;
+function act(change) {
   root.setAttribute("aria-busy", "true");
-  try {
-    await change();
-  } catch (error) {
-    tell(error.message, { error: true });
-  } finally {
-    busy = false;
-    root.removeAttribute("aria-busy");
-  }
+  queue = queue
+    .then(change)
+    .catch((error) => tell(error.message, { error: true }))
+    .finally(() => root.removeAttribute("aria-busy"));
+  return queue;
+}
+
+function requestIdFor(key) {
+  const now = performance.now();
+  const same = lastTap.key === key && (lastTap.failed || now - lastTap.at < SAME_TAP_MS);
+  lastTap = { key, at: now, requestId: same ? lastTap.requestId : crypto.randomUUID(), failed: false };
+  return lastTap;
 }
 
 async function recordDeal(player, outcome) {
-  const key = `${root.dataset.matchId}:${player}:${outcome}`;
-  // The same tap again after a failure may be a retry of a deal that did arrive.
-  const requestId = retry?.key === key ? retry.requestId : crypto.randomUUID();
-  retry = { key, requestId };
-  const matchId = await currentMatchId();
-  const match = await call("POST", `/api/matches/${matchId}/deals`, {
-    player: Number(player), outcome, request_id: requestId,
-  });
-  retry = null;
+  const tap = requestIdFor(`${player}:${outcome}`);
+  const before = root.querySelectorAll(".deals tbody tr").length;
+  let match;
+  try {
+    const matchId = await currentMatchId();
+    match = await call("POST", `/api/matches/${matchId}/deals`, {
+      player: Number(player), outcome, request_id: tap.requestId,
+    });
+  } catch (error) {
+    tap.failed = true;
+    throw error;
+  }
   show(match);
+  if (match.deals.length === before) return; // the same tap again: nothing new to say
   const deal = match.deals.at(-1);
   tell(`${describe(match, deal)}. ${announce(match)}`, { undoDeal: deal.number });
 }
@@ -197,6 +208,7 @@ const handlers = {
     tell(words.namesSaved);
   },
   async new(form) {
+    lastTap = { key: null, at: 0, requestId: null, failed: false };
     const target = Number(new FormData(form).get("target"));
     const match = await call("POST", "/api/matches", { target });
     show(match);
@@ -208,13 +220,18 @@ if (root) {
   const offline = () => tell(words.offlinePage, { error: true });
   if (!navigator.onLine) offline();
   window.addEventListener("offline", offline);
-  window.addEventListener("online", () => location.reload());
+  window.addEventListener("online", () => act(async () => {
+    // Back online: the score may have moved on another phone meanwhile.
+    if (root.dataset.matchId) show(await call("GET", `/api/matches/${root.dataset.matchId}`));
+    root.querySelector(".messages").replaceChildren();
+  }));
   root.addEventListener("submit", (event) => {
     const form = event.target;
     const handler = handlers[form.dataset.action];
     if (!handler || !window.fetch) return;
     event.preventDefault();
-    act(() => handler(form, event.submitter));
+    const button = event.submitter;
+    act(() => handler(form, button));
   });
 }
 

@@ -1,0 +1,41 @@
+"""The main page with everything it loads stays small: a phone on a weak signal at the table."""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+from flask.testing import FlaskClient
+
+from helpers import api_play, api_start
+
+LIMIT_BYTES = 40 * 1024
+
+
+def assets_of(page: str) -> list[str]:
+    """Every same-site file the page asks the browser for."""
+    return re.findall(r'(?:href|src)="(/(?:static/|manifest)[^"]*)"', page)
+
+
+def fetch(client: FlaskClient, path: str) -> bytes:
+    with client.get(path) as response:  # static files come as open file streams
+        assert response.status_code == 200, path
+        return response.get_data()
+
+
+def test_the_main_page_and_its_assets_stay_under_40_kb(client: FlaskClient) -> None:
+    match = api_start(client, players=["Александра", "Мария"])
+    api_play(client, match["id"], *[(1 + i % 2, "normal") for i in range(10)])
+    page = client.get("/").get_data()
+    files = [page] + [fetch(client, path) for path in assets_of(page.decode())]
+    total = sum(len(body) for body in files)
+    print(f"main page: {total} bytes, {sum(len(gzip.compress(b)) for b in files)} gzipped")
+    assert {"/static/counter.css", "/static/counter.js", "/manifest.webmanifest"} <= set(
+        assets_of(page.decode())
+    )
+    assert total < LIMIT_BYTES
+
+
+def test_no_request_leaves_the_site(client: FlaskClient) -> None:
+    page = client.get("/").get_data(as_text=True)
+    assert not re.search(r'(?:href|src)="(?:https?:)?//', page)
