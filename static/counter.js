@@ -217,6 +217,7 @@ const handlers = {
 };
 
 if (root) {
+  document.body.classList.add("live");
   const offline = () => tell(words.offlinePage, { error: true });
   if (!navigator.onLine) offline();
   window.addEventListener("offline", offline);

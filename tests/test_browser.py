@@ -19,8 +19,9 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 from sqlalchemy import text
 from werkzeug.serving import make_server
 
-from conftest import TEST_DATABASE_URL, make_app
 from counter.models import db
+
+from conftest import TEST_DATABASE_URL, make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -399,7 +400,7 @@ def test_no_accessibility_violations_on_any_page(
         results = axe.run(page)
         found[path] = [violation["id"] for violation in results.response["violations"]]
     context.close()
-    assert found == dict.fromkeys(PAGES, [])
+    assert found == {path: [] for path in PAGES}
 
 
 @pytest.mark.parametrize("locale", ["en-GB", "bg-BG"])

@@ -29,10 +29,11 @@ from urllib.error import HTTPError, URLError
 from urllib.request import HTTPCookieProcessor, OpenerDirector, Request, build_opener
 
 import pytest
-from conftest import TEST_DATABASE_URL, make_app
 from sqlalchemy import text
 
 from counter.models import db
+
+from conftest import TEST_DATABASE_URL, make_app
 
 WORKERS = 3
 BROWSERS = 3

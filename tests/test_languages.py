@@ -139,10 +139,7 @@ def test_the_catalogue_holds_every_message_in_the_code() -> None:
     known = {message.id for message in catalogue if message.id}
     keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "N_": None}
     method_map = [("counter/**.py", "python"), ("templates/*.html", "jinja2")]
-    in_code = {
-        message[2]
-        for message in extract_from_dir(str(ROOT), method_map, keywords=keywords)
-    }
+    in_code = {message[2] for message in extract_from_dir(str(ROOT), method_map, keywords=keywords)}
     assert in_code - known == set(), "run the catalogue update in the README"
 
 

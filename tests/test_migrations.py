@@ -7,7 +7,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import TEST_DATABASE_URL, make_app
 from flask import Flask
 from flask_migrate import downgrade, upgrade
 from sqlalchemy import text
@@ -15,6 +14,8 @@ from sqlalchemy.exc import IntegrityError
 
 from counter import matches
 from counter.models import db
+
+from conftest import TEST_DATABASE_URL, make_app
 
 FIRST_REVISION = "0001"
 OWNER = "owner-key-from-before-the-upgrade"
