@@ -1,0 +1,1 @@
+"""The benchmark: the counter beside a bare Flask floor, under wrk."""

@@ -1,0 +1,428 @@
+"""Measure the counter beside a bare Flask floor and write bench/RESULTS.md.
+
+    python -m bench.run            # about 4 minutes: 5 s runs, 3 alternations
+    python -m bench.run --quick    # under a minute: 1 s runs, 1 alternation (what CI runs)
+
+Both apps run under gunicorn (2 workers, SQLite in WAL mode in a temporary
+folder); wrk (Debian: apt-get install wrk) drives them over loopback, counter
+and floor in turn so that machine noise hits both. Statement counts come from
+the app in-process with an SQLAlchemy event hook. Nothing here asserts a
+figure: the table is written down and printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from sqlalchemy import event, insert
+
+from counter import create_app
+from counter.models import Deal, Match, db
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SECRET = "benchmark-secret-key-0123456789abcdef"
+POOL_SIZE = {"quick": 600, "full": 3000}  # matches per deal pool: each takes a few deals
+
+
+@dataclass(frozen=True)
+class Load:
+    seconds: int
+    rounds: int
+    connections: int = 8
+    threads: int = 2
+
+
+@dataclass
+class Run:
+    requests_per_second: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+
+# --- seeding ---------------------------------------------------------------------------------
+
+
+def browser_cookie(app: Flask, owner: str) -> str:
+    serializer = app.session_interface.get_signing_serializer(app)  # type: ignore[attr-defined]
+    return f"session={serializer.dumps({'browser': owner})}"
+
+
+def seed(app: Flask, pool: int) -> dict[str, Any]:
+    """Browsers with 10 and 1,000 matches of 20 deals, a 15-deal match, and deal pools.
+
+    Bulk inserts straight into the tables: 20 alternating normal wins leave each
+    history match 10:10 to 15, unfinished. The 100-deal matches hold 100 zero-point
+    deals (only a tied-deal house rule could make such a match; here it stands for
+    any long match) so that new deals can still go in.
+    """
+    start = datetime.now(UTC).replace(tzinfo=None) - timedelta(days=400)
+    next_id = 1
+    matches: list[dict[str, Any]] = []
+    deals: list[dict[str, Any]] = []
+
+    def add(owner: str, count: int, deals_each: int, target: int = 15, points: int = 1) -> list[int]:
+        nonlocal next_id
+        ids = []
+        for _ in range(count):
+            moment = start + timedelta(minutes=next_id)
+            matches.append({"id": next_id, "owner": owner, "player1": "Иван", "player2": "Мария",
+                            "target": target, "created_at": moment})
+            deals.extend(
+                {"match_id": next_id, "number": n, "player": 1 + (n + 1) % 2, "outcome": "normal",
+                 "points": points, "request_id": None, "created_at": moment}
+                for n in range(1, deals_each + 1)
+            )
+            ids.append(next_id)
+            next_id += 1
+        return ids
+
+    add("bench-10", 10, 20)
+    add("bench-1000", 1000, 20)
+    main_page = add("bench-main", 1, 15, target=11)
+    pool_floor_pair = add("bench-deal", pool, 1)
+    pool_one = add("bench-one", pool, 1)
+    pool_hundred = add("bench-hundred", pool, 100, points=0)
+    with app.app_context():
+        db.session.execute(insert(Match), matches)
+        db.session.execute(insert(Deal), deals)
+        db.session.commit()
+        db.engine.dispose()
+    cookies = {name: browser_cookie(app, f"bench-{name}")
+               for name in ("10", "1000", "main", "deal", "one", "hundred")}
+    return {"cookies": cookies, "main": main_page[0], "deal": pool_floor_pair,
+            "one": pool_one, "hundred": pool_hundred}
+
+
+# --- servers ---------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def gunicorn(app: str, env: dict[str, str], folder: Path) -> Iterator[tuple[str, int]]:
+    port = free_port()
+    with (folder / f"{port}.log").open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{port}", app],
+            env={**os.environ, **env}, cwd=ROOT, stdout=log, stderr=log, start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(base + ("/health" if "counter" in app else "/ping"), timeout=1)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"{app} did not start; see {folder}/{port}.log") from None
+            time.sleep(0.1)
+    try:
+        yield base, process.pid
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=15)
+
+
+def peak_worker_memory_mb(master: int) -> float:
+    """The largest peak resident set (VmHWM) among the master's worker processes."""
+    peaks = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        ppid = re.search(r"^PPid:\s+(\d+)", text, re.M)
+        peak = re.search(r"^VmHWM:\s+(\d+) kB", text, re.M)
+        if ppid and peak and int(ppid.group(1)) == master:
+            peaks.append(int(peak.group(1)) / 1024)
+    return max(peaks) if peaks else float("nan")
+
+
+# --- load --------------------------------------------------------------------------------------
+
+# Each request goes to the next match of the pool, for alternating players, with a
+# request id no other request of any run shares.
+POST_SCRIPT = """
+local ids = {%(ids)s}
+local template = %(body)s
+local next_thread = 0
+function setup(thread)
+  thread:set("thread_id", next_thread)
+  next_thread = next_thread + 1
+end
+counter = 0
+function request()
+  counter = counter + 1
+  local tid = thread_id or 0
+  local match = ids[((counter * %(threads)d + tid) %% #ids) + 1]
+  local body = template:gsub("{match}", match):gsub("{player}", 1 + counter %% 2)
+  body = body:gsub("{request}", "%(run)s-" .. tid .. "-" .. counter)
+  return wrk.format("POST", string.format(%(path)s, match), nil, body)
+end
+wrk.headers["Content-Type"] = "application/json"
+"""
+
+
+def wrk(base: str, path: str, load: Load, folder: Path, cookie: str | None = None,
+        post: dict[str, Any] | None = None) -> Run:
+    command = ["wrk", f"-t{load.threads}", f"-c{load.connections}", f"-d{load.seconds}s",
+               "--latency", "-H", "Accept-Language: bg"]
+    if cookie:
+        command += ["-H", f"Cookie: {cookie}"]
+    if post:
+        run = uuid.uuid4().hex[:12]
+        script = folder / f"post-{run}.lua"
+        script.write_text(POST_SCRIPT % {
+            "ids": ",".join(map(str, post["ids"])), "threads": load.threads,
+            "body": json.dumps(post["body"]), "path": json.dumps(path), "run": run,
+        })
+        command += ["-s", str(script)]
+        path = "/"
+    output = subprocess.run(command + [base + path], capture_output=True, text=True,
+                            check=True).stdout
+    return parse_wrk(output)
+
+
+def parse_wrk(output: str) -> Run:
+    def milliseconds(label: str) -> float:
+        found = re.search(rf"^\s+{label}\s+([\d.]+)(us|ms|s)\s*$", output, re.M)
+        if not found:
+            raise ValueError(f"no {label} latency in wrk output:\n{output}")
+        value, unit = float(found.group(1)), found.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    socket_errors = re.search(r"Socket errors: .*", output)
+    if not rate:
+        raise ValueError(f"no throughput in wrk output:\n{output}")
+    return Run(
+        requests_per_second=float(rate.group(1)),
+        p50_ms=milliseconds("50%"),
+        p99_ms=milliseconds("99%"),
+        errors=int(errors.group(1)) if errors else (1 if socket_errors else 0),
+    )
+
+
+def median_run(runs: list[Run]) -> Run:
+    return Run(
+        requests_per_second=statistics.median(r.requests_per_second for r in runs),
+        p50_ms=statistics.median(r.p50_ms for r in runs),
+        p99_ms=statistics.median(r.p99_ms for r in runs),
+        errors=sum(r.errors for r in runs),
+    )
+
+
+# --- statements per request ----------------------------------------------------------------------
+
+
+def count_statements(app: Flask, seeded: dict[str, Any]) -> list[tuple[str, int, int]]:
+    """SQL statements sent for one request to each endpoint, at 10 and at 1,000 matches."""
+    statements: list[str] = []
+
+    def spy(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        statements.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", spy)
+    rows = []
+    requests = [
+        ("GET /", "GET", "/", None),
+        ("GET /matches", "GET", "/matches", None),
+        ("GET /api/matches", "GET", "/api/matches", None),
+        ("GET /api/matches/current", "GET", "/api/matches/current", None),
+        ("POST /api/matches/<id>/deals", "POST", "/api/matches/{id}/deals",
+         {"player": 1, "outcome": "normal", "request_id": "count-1"}),
+        ("DELETE /api/matches/<id>/deals/last", "DELETE", "/api/matches/{id}/deals/last", None),
+    ]
+    clients = {}
+    for size in ("10", "1000"):
+        client = app.test_client()
+        client.set_cookie("session", seeded["cookies"][size].removeprefix("session="))
+        current = client.get("/api/matches/current").get_json()["id"]
+        clients[size] = (client, current)
+    for label, method, path, body in requests:
+        counts = []
+        for size in ("10", "1000"):
+            client, current = clients[size]
+            statements.clear()
+            response = client.open(path.format(id=current), method=method, json=body)
+            if response.status_code >= 400:
+                raise RuntimeError(f"{label} answered {response.status_code}")
+            counts.append(len(statements))
+        rows.append((label, counts[0], counts[1]))
+    event.remove(engine, "before_cursor_execute", spy)
+    with app.app_context():
+        db.engine.dispose()
+    return rows
+
+
+# --- page weight ---------------------------------------------------------------------------------
+
+
+def page_weight(base: str, cookie: str) -> tuple[int, int]:
+    def get(path: str) -> bytes:
+        request = urllib.request.Request(base + path, headers={"Cookie": cookie})
+        with urllib.request.urlopen(request) as response:
+            return bytes(response.read())
+
+    page = get("/")
+    assets = re.findall(r'(?:href|src)="(/(?:static/|manifest)[^"]*)"', page.decode())
+    bodies = [page] + [get(path) for path in assets]
+    return sum(map(len, bodies)), sum(len(gzip.compress(body)) for body in bodies)
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    return (f"{os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"SQLite {sqlite3.sqlite_version}, {platform.system()} {platform.machine()}")
+
+
+def row(label: str, run: Run) -> str:
+    flag = f" ({run.errors} errors)" if run.errors else ""
+    return f"| {label} | {run.requests_per_second:,.0f}{flag} | {run.p50_ms:.2f} | {run.p99_ms:.2f} |"
+
+
+def report(pairs: list[tuple[str, str, Run, str, Run, str]], statements: list[tuple[str, int, int]],
+           memory: float, weight: tuple[int, int], load: Load, mode: str) -> str:
+    lines = [
+        "# Benchmark results",
+        "",
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {machine()}.",
+        f"Mode `{mode}`: wrk {load.threads} threads, {load.connections} connections, "
+        f"{load.seconds} s per run, {load.rounds} alternation(s) of counter and floor; "
+        "medians of the alternations. Both apps under gunicorn with 2 workers on SQLite (WAL).",
+        "",
+        "| comparison | requests/s | p50 ms | p99 ms |",
+        "|---|---:|---:|---:|",
+    ]
+    for title, left_label, left, right_label, right, goal in pairs:
+        ratio = left.requests_per_second / right.requests_per_second
+        lines += [
+            f"| **{title}** | | | |",
+            row(left_label, left),
+            row(right_label, right),
+            f"| ratio {goal} | **{ratio:.2f}** | | |",
+        ]
+    lines += [
+        "",
+        "SQL statements per request (SQLAlchemy `before_cursor_execute`, SQLite's `BEGIN` included):",
+        "",
+        "| request | 10 matches | 1,000 matches |",
+        "|---|---:|---:|",
+        *(f"| `{label}` | {small} | {large} |" for label, small, large in statements),
+        "",
+        f"Peak resident memory of a counter worker (VmHWM) after the runs: **{memory:.1f} MB**.",
+        "",
+        f"Main page with everything it loads (HTML, CSS, JS, icons, manifest), a 15-deal match: "
+        f"**{weight[0]:,} bytes**, **{weight[1]:,} bytes** gzipped.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1 s runs, 1 alternation")
+    parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
+    arguments = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("wrk is not installed: apt-get install wrk")
+    mode = "quick" if arguments.quick else "full"
+    load = Load(seconds=1, rounds=1) if arguments.quick else Load(seconds=5, rounds=3)
+
+    with tempfile.TemporaryDirectory(prefix="santase-bench-") as temporary:
+        folder = Path(temporary)
+        counter_url = f"sqlite:///{folder}/counter.sqlite"
+        app = create_app({"SECRET_KEY": SECRET, "SQLALCHEMY_DATABASE_URI": counter_url})
+        seeded = seed(app, POOL_SIZE[mode])
+        statements = count_statements(app, seeded)
+        cookies = seeded["cookies"]
+        counter_env = {"SECRET_KEY": SECRET, "DATABASE_URL": counter_url}
+        floor_env = {"FLOOR_DATABASE_URL": f"sqlite:///{folder}/floor.sqlite"}
+        deal_body = '{"player": {player}, "outcome": "normal", "request_id": "{request}"}'
+
+        def deal_post(pool: str) -> dict[str, Any]:
+            return {"ids": seeded[pool], "body": deal_body}
+
+        runs: dict[str, list[Run]] = {}
+        with gunicorn("counter.wsgi:app", counter_env, folder) as (counter, master), \
+                gunicorn("bench.floor:create_app()", floor_env, folder) as (floor, _floor_pid):
+            scenarios = [
+                ("deal", lambda: wrk(counter, "/api/matches/%d/deals", load, folder,
+                                     cookies["deal"], deal_post("deal"))),
+                ("floor deal", lambda: wrk(floor, "/deal", load, folder, None, {
+                    "ids": seeded["deal"],
+                    "body": '{"match": {match}, "player": {player}, "points": 1}'})),
+                ("main page", lambda: wrk(counter, "/", load, folder, cookies["main"])),
+                ("ping", lambda: wrk(floor, "/ping", load, folder)),
+                ("history 10", lambda: wrk(counter, "/matches", load, folder, cookies["10"])),
+                ("history 1000", lambda: wrk(counter, "/matches", load, folder, cookies["1000"])),
+                ("api 10", lambda: wrk(counter, "/api/matches", load, folder, cookies["10"])),
+                ("api 1000", lambda: wrk(counter, "/api/matches", load, folder, cookies["1000"])),
+                ("deal into 1", lambda: wrk(counter, "/api/matches/%d/deals", load, folder,
+                                            cookies["one"], deal_post("one"))),
+                ("deal into 100", lambda: wrk(counter, "/api/matches/%d/deals", load, folder,
+                                              cookies["hundred"], deal_post("hundred"))),
+            ]
+            for _round in range(load.rounds):
+                for name, scenario in scenarios:
+                    runs.setdefault(name, []).append(scenario())
+            memory = peak_worker_memory_mb(master)
+            weight = page_weight(counter, cookies["main"])
+
+    result = {name: median_run(measured) for name, measured in runs.items()}
+    pairs = [
+        ("Recording a deal", "counter `POST /api/matches/<id>/deals`", result["deal"],
+         "floor `POST /deal`", result["floor deal"], "(goal ≥ 0.8)"),
+        ("Main page", "counter `GET /` (15 deals)", result["main page"],
+         "floor `GET /ping`", result["ping"], "(goal ≥ 0.4)"),
+        ("History page", "`GET /matches`, 1,000 matches", result["history 1000"],
+         "`GET /matches`, 10 matches", result["history 10"], "1,000 / 10 (goal ≥ 0.77, i.e. within 1.3x)"),
+        ("API list", "`GET /api/matches`, 1,000 matches", result["api 1000"],
+         "`GET /api/matches`, 10 matches", result["api 10"], "1,000 / 10 (goal ≥ 0.77)"),
+        ("Recording into a long match", "into a 100-deal match", result["deal into 100"],
+         "into a 1-deal match", result["deal into 1"], "100 / 1 (goal ≥ 0.83, i.e. within 1.2x)"),
+    ]
+    text = report(pairs, statements, memory, weight, load, mode)
+    notes = HERE / "NOTES.md"
+    if notes.exists():
+        text += "\n" + notes.read_text()
+    arguments.output.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
