@@ -1,6 +1,6 @@
 """Measure the counter beside a bare Flask floor and write bench/RESULTS.md.
 
-    python -m bench.run            # about 4 minutes: 5 s runs, 3 alternations
+    python -m bench.run            # about 3 minutes: 5 s runs, 3 alternations
     python -m bench.run --quick    # under a minute: 1 s runs, 1 alternation (what CI runs)
 
 Both apps run under gunicorn (2 workers, SQLite in WAL mode in a temporary
@@ -85,16 +85,33 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
     matches: list[dict[str, Any]] = []
     deals: list[dict[str, Any]] = []
 
-    def add(owner: str, count: int, deals_each: int, target: int = 15, points: int = 1) -> list[int]:
+    def add(
+        owner: str, count: int, deals_each: int, target: int = 15, points: int = 1
+    ) -> list[int]:
         nonlocal next_id
         ids = []
         for _ in range(count):
             moment = start + timedelta(minutes=next_id)
-            matches.append({"id": next_id, "owner": owner, "player1": "Иван", "player2": "Мария",
-                            "target": target, "created_at": moment})
+            matches.append(
+                {
+                    "id": next_id,
+                    "owner": owner,
+                    "player1": "Иван",
+                    "player2": "Мария",
+                    "target": target,
+                    "created_at": moment,
+                }
+            )
             deals.extend(
-                {"match_id": next_id, "number": n, "player": 1 + (n + 1) % 2, "outcome": "normal",
-                 "points": points, "request_id": None, "created_at": moment}
+                {
+                    "match_id": next_id,
+                    "number": n,
+                    "player": 1 + (n + 1) % 2,
+                    "outcome": "normal",
+                    "points": points,
+                    "request_id": None,
+                    "created_at": moment,
+                }
                 for n in range(1, deals_each + 1)
             )
             ids.append(next_id)
@@ -112,10 +129,17 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
         db.session.execute(insert(Deal), deals)
         db.session.commit()
         db.engine.dispose()
-    cookies = {name: browser_cookie(app, f"bench-{name}")
-               for name in ("10", "1000", "main", "deal", "one", "hundred")}
-    return {"cookies": cookies, "main": main_page[0], "deal": pool_floor_pair,
-            "one": pool_one, "hundred": pool_hundred}
+    cookies = {
+        name: browser_cookie(app, f"bench-{name}")
+        for name in ("10", "1000", "main", "deal", "one", "hundred")
+    }
+    return {
+        "cookies": cookies,
+        "main": main_page[0],
+        "deal": pool_floor_pair,
+        "one": pool_one,
+        "hundred": pool_hundred,
+    }
 
 
 # --- servers ---------------------------------------------------------------------------------
@@ -132,8 +156,21 @@ def gunicorn(app: str, env: dict[str, str], folder: Path) -> Iterator[tuple[str,
     port = free_port()
     with (folder / f"{port}.log").open("ab") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{port}", app],
-            env={**os.environ, **env}, cwd=ROOT, stdout=log, stderr=log, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--workers",
+                "2",
+                "--bind",
+                f"127.0.0.1:{port}",
+                app,
+            ],
+            env={**os.environ, **env},
+            cwd=ROOT,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
         )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -193,23 +230,43 @@ wrk.headers["Content-Type"] = "application/json"
 """
 
 
-def wrk(base: str, path: str, load: Load, folder: Path, cookie: str | None = None,
-        post: dict[str, Any] | None = None) -> Run:
-    command = ["wrk", f"-t{load.threads}", f"-c{load.connections}", f"-d{load.seconds}s",
-               "--latency", "-H", "Accept-Language: bg"]
+def wrk(
+    base: str,
+    path: str,
+    load: Load,
+    folder: Path,
+    cookie: str | None = None,
+    post: dict[str, Any] | None = None,
+) -> Run:
+    command = [
+        "wrk",
+        f"-t{load.threads}",
+        f"-c{load.connections}",
+        f"-d{load.seconds}s",
+        "--latency",
+        "-H",
+        "Accept-Language: bg",
+    ]
     if cookie:
         command += ["-H", f"Cookie: {cookie}"]
     if post:
         run = uuid.uuid4().hex[:12]
         script = folder / f"post-{run}.lua"
-        script.write_text(POST_SCRIPT % {
-            "ids": ",".join(map(str, post["ids"])), "threads": load.threads,
-            "body": json.dumps(post["body"]), "path": json.dumps(path), "run": run,
-        })
+        script.write_text(
+            POST_SCRIPT
+            % {
+                "ids": ",".join(map(str, post["ids"])),
+                "threads": load.threads,
+                "body": json.dumps(post["body"]),
+                "path": json.dumps(path),
+                "run": run,
+            }
+        )
         command += ["-s", str(script)]
         path = "/"
-    output = subprocess.run(command + [base + path], capture_output=True, text=True,
-                            check=True).stdout
+    output = subprocess.run(
+        [*command, base + path], capture_output=True, text=True, check=True
+    ).stdout
     return parse_wrk(output)
 
 
@@ -262,8 +319,12 @@ def count_statements(app: Flask, seeded: dict[str, Any]) -> list[tuple[str, int,
         ("GET /matches", "GET", "/matches", None),
         ("GET /api/matches", "GET", "/api/matches", None),
         ("GET /api/matches/current", "GET", "/api/matches/current", None),
-        ("POST /api/matches/<id>/deals", "POST", "/api/matches/{id}/deals",
-         {"player": 1, "outcome": "normal", "request_id": "count-1"}),
+        (
+            "POST /api/matches/<id>/deals",
+            "POST",
+            "/api/matches/{id}/deals",
+            {"player": 1, "outcome": "normal", "request_id": "count-1"},
+        ),
         ("DELETE /api/matches/<id>/deals/last", "DELETE", "/api/matches/{id}/deals/last", None),
     ]
     clients = {}
@@ -307,17 +368,27 @@ def page_weight(base: str, cookie: str) -> tuple[int, int]:
 
 
 def machine() -> str:
-    return (f"{os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"SQLite {sqlite3.sqlite_version}, {platform.system()} {platform.machine()}")
+    return (
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"SQLite {sqlite3.sqlite_version}, {platform.system()} {platform.machine()}"
+    )
 
 
 def row(label: str, run: Run) -> str:
     flag = f" ({run.errors} errors)" if run.errors else ""
-    return f"| {label} | {run.requests_per_second:,.0f}{flag} | {run.p50_ms:.2f} | {run.p99_ms:.2f} |"
+    return (
+        f"| {label} | {run.requests_per_second:,.0f}{flag} | {run.p50_ms:.2f} | {run.p99_ms:.2f} |"
+    )
 
 
-def report(pairs: list[tuple[str, str, Run, str, Run, str]], statements: list[tuple[str, int, int]],
-           memory: float, weight: tuple[int, int], load: Load, mode: str) -> str:
+def report(
+    pairs: list[tuple[str, str, Run, str, Run, str]],
+    statements: list[tuple[str, int, int]],
+    memory: float,
+    weight: tuple[int, int],
+    load: Load,
+    mode: str,
+) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -339,7 +410,8 @@ def report(pairs: list[tuple[str, str, Run, str, Run, str]], statements: list[tu
         ]
     lines += [
         "",
-        "SQL statements per request (SQLAlchemy `before_cursor_execute`, SQLite's `BEGIN` included):",
+        "SQL statements per request (SQLAlchemy `before_cursor_execute`; SQLite's `BEGIN`",
+        "counts too):",
         "",
         "| request | 10 matches | 1,000 matches |",
         "|---|---:|---:|",
@@ -378,24 +450,64 @@ def main() -> None:
             return {"ids": seeded[pool], "body": deal_body}
 
         runs: dict[str, list[Run]] = {}
-        with gunicorn("counter.wsgi:app", counter_env, folder) as (counter, master), \
-                gunicorn("bench.floor:create_app()", floor_env, folder) as (floor, _floor_pid):
+        with (
+            gunicorn("counter.wsgi:app", counter_env, folder) as (counter, master),
+            gunicorn("bench.floor:create_app()", floor_env, folder) as (floor, _floor_pid),
+        ):
             scenarios = [
-                ("deal", lambda: wrk(counter, "/api/matches/%d/deals", load, folder,
-                                     cookies["deal"], deal_post("deal"))),
-                ("floor deal", lambda: wrk(floor, "/deal", load, folder, None, {
-                    "ids": seeded["deal"],
-                    "body": '{"match": {match}, "player": {player}, "points": 1}'})),
+                (
+                    "deal",
+                    lambda: wrk(
+                        counter,
+                        "/api/matches/%d/deals",
+                        load,
+                        folder,
+                        cookies["deal"],
+                        deal_post("deal"),
+                    ),
+                ),
+                (
+                    "floor deal",
+                    lambda: wrk(
+                        floor,
+                        "/deal",
+                        load,
+                        folder,
+                        None,
+                        {
+                            "ids": seeded["deal"],
+                            "body": '{"match": {match}, "player": {player}, "points": 1}',
+                        },
+                    ),
+                ),
                 ("main page", lambda: wrk(counter, "/", load, folder, cookies["main"])),
                 ("ping", lambda: wrk(floor, "/ping", load, folder)),
                 ("history 10", lambda: wrk(counter, "/matches", load, folder, cookies["10"])),
                 ("history 1000", lambda: wrk(counter, "/matches", load, folder, cookies["1000"])),
                 ("api 10", lambda: wrk(counter, "/api/matches", load, folder, cookies["10"])),
                 ("api 1000", lambda: wrk(counter, "/api/matches", load, folder, cookies["1000"])),
-                ("deal into 1", lambda: wrk(counter, "/api/matches/%d/deals", load, folder,
-                                            cookies["one"], deal_post("one"))),
-                ("deal into 100", lambda: wrk(counter, "/api/matches/%d/deals", load, folder,
-                                              cookies["hundred"], deal_post("hundred"))),
+                (
+                    "deal into 1",
+                    lambda: wrk(
+                        counter,
+                        "/api/matches/%d/deals",
+                        load,
+                        folder,
+                        cookies["one"],
+                        deal_post("one"),
+                    ),
+                ),
+                (
+                    "deal into 100",
+                    lambda: wrk(
+                        counter,
+                        "/api/matches/%d/deals",
+                        load,
+                        folder,
+                        cookies["hundred"],
+                        deal_post("hundred"),
+                    ),
+                ),
             ]
             for _round in range(load.rounds):
                 for name, scenario in scenarios:
@@ -405,16 +517,46 @@ def main() -> None:
 
     result = {name: median_run(measured) for name, measured in runs.items()}
     pairs = [
-        ("Recording a deal", "counter `POST /api/matches/<id>/deals`", result["deal"],
-         "floor `POST /deal`", result["floor deal"], "(goal ≥ 0.8)"),
-        ("Main page", "counter `GET /` (15 deals)", result["main page"],
-         "floor `GET /ping`", result["ping"], "(goal ≥ 0.4)"),
-        ("History page", "`GET /matches`, 1,000 matches", result["history 1000"],
-         "`GET /matches`, 10 matches", result["history 10"], "1,000 / 10 (goal ≥ 0.77, i.e. within 1.3x)"),
-        ("API list", "`GET /api/matches`, 1,000 matches", result["api 1000"],
-         "`GET /api/matches`, 10 matches", result["api 10"], "1,000 / 10 (goal ≥ 0.77)"),
-        ("Recording into a long match", "into a 100-deal match", result["deal into 100"],
-         "into a 1-deal match", result["deal into 1"], "100 / 1 (goal ≥ 0.83, i.e. within 1.2x)"),
+        (
+            "Recording a deal",
+            "counter `POST /api/matches/<id>/deals`",
+            result["deal"],
+            "floor `POST /deal`",
+            result["floor deal"],
+            "(goal ≥ 0.8)",
+        ),
+        (
+            "Main page",
+            "counter `GET /` (15 deals)",
+            result["main page"],
+            "floor `GET /ping`",
+            result["ping"],
+            "(goal ≥ 0.4)",
+        ),
+        (
+            "History page",
+            "`GET /matches`, 1,000 matches",
+            result["history 1000"],
+            "`GET /matches`, 10 matches",
+            result["history 10"],
+            "1,000 / 10 (goal ≥ 0.77, i.e. within 1.3x)",
+        ),
+        (
+            "API list",
+            "`GET /api/matches`, 1,000 matches",
+            result["api 1000"],
+            "`GET /api/matches`, 10 matches",
+            result["api 10"],
+            "1,000 / 10 (goal ≥ 0.77)",
+        ),
+        (
+            "Recording into a long match",
+            "into a 100-deal match",
+            result["deal into 100"],
+            "into a 1-deal match",
+            result["deal into 1"],
+            "100 / 1 (goal ≥ 0.83, i.e. within 1.2x)",
+        ),
     ]
     text = report(pairs, statements, memory, weight, load, mode)
     notes = HERE / "NOTES.md"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Flask, request
-from flask_babel import Babel, get_locale, gettext
+from typing import Any
+
+from flask import Flask, g, request
+from flask_babel import Babel, get_locale, get_translations, gettext
 
 from counter.scoring import RuleError
 
@@ -39,10 +41,31 @@ def current_language() -> str:
     return str(get_locale() or DEFAULT_LANGUAGE)
 
 
+def _catalogue() -> Any:
+    """This request's translations, looked up once: Flask-Babel looks again on every call."""
+    catalogue = g.get("catalogue")
+    if catalogue is None:
+        catalogue = g.catalogue = get_translations()
+    return catalogue
+
+
+def _template_gettext(message: str) -> str:
+    return str(_catalogue().ugettext(message))
+
+
+def _template_ngettext(singular: str, plural: str, count: int) -> str:
+    return str(_catalogue().ungettext(singular, plural, count))
+
+
 def init_app(app: Flask, translations: str) -> None:
     babel.init_app(
         app,
         locale_selector=select_language,
         default_translation_directories=translations,
+    )
+    # The same catalogues as Flask-Babel's, for templates at a fraction of the cost
+    # per message (the history page shows several per match).
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+        _template_gettext, _template_ngettext, newstyle=True
     )
     app.jinja_env.globals["current_language"] = current_language

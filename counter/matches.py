@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ParamSpec, TypeVar
+from typing import Literal, ParamSpec, TypeVar
 
-from sqlalchemy import case, func, select
+from sqlalchemy import ScalarSelect, Select, String, and_, bindparam, case, func, or_, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import aliased, selectinload
 
 from counter import scoring
 from counter.models import REQUEST_ID_MAX_LENGTH, WRITE, Deal, Match, db
@@ -95,8 +95,8 @@ class MatchPage:
 
 
 @dataclass(frozen=True)
-class _Totals:
-    """One row of the per-match aggregate over this browser's deals."""
+class _Summary:
+    """One row of a history page: a match and the totals of its deals."""
 
     id: int
     names: tuple[str, str]
@@ -105,6 +105,7 @@ class _Totals:
     scores: tuple[int, int]
     deal_count: int
     last_deal_at: datetime | None
+    won_by: Seat | None
 
     @property
     def standing(self) -> scoring.Standing:
@@ -136,8 +137,72 @@ def _begin_write() -> None:
     db.session.connection(execution_options=WRITE)
 
 
-def _browser_totals(owner: str) -> list[_Totals]:
-    """Scores and deal counts of every match of this browser, oldest first, in one query."""
+def _series_wins(owner: str, names: tuple[str, str], up_to: int) -> dict[str, int]:
+    """Matches won by each name in this browser's series of ``names``, up to match ``up_to``.
+
+    The rule of :func:`scoring.games_in_series`, counted by the database over match
+    rows alone (``Match.won_by``): no deal is read, whatever the length of the history.
+    """
+    values = {"owner": owner, "up_to": up_to, "first": names[0], "second": names[1]}
+    return {name: count for name, count in db.session.execute(_series_query(), values)}
+
+
+@functools.cache
+def _series_query() -> Select[str, int]:
+    winner = case((Match.won_by == 1, Match.player1), else_=Match.player2)
+    first, second = bindparam("first", type_=String), bindparam("second", type_=String)
+    return (
+        select(winner, func.count())
+        .where(
+            Match.owner == bindparam("owner"),
+            Match.id <= bindparam("up_to"),
+            Match.won_by.is_not(None),
+            or_(
+                and_(Match.player1 == first, Match.player2 == second),
+                and_(Match.player1 == second, Match.player2 == first),
+            ),
+        )
+        .group_by(winner)
+    )
+
+
+def _earlier_wins(seat: Seat) -> ScalarSelect[int]:
+    """For a match being loaded: its seat's player's wins in the series before it."""
+    earlier = aliased(Match)
+    player = Match.player1 if seat == 1 else Match.player2
+    return (
+        select(func.count())
+        .where(
+            earlier.owner == Match.owner,
+            earlier.id < Match.id,
+            or_(
+                and_(earlier.won_by == 1, earlier.player1 == player),
+                and_(earlier.won_by == 2, earlier.player2 == player),
+            ),
+            or_(
+                and_(earlier.player1 == Match.player1, earlier.player2 == Match.player2),
+                and_(earlier.player1 == Match.player2, earlier.player2 == Match.player1),
+            ),
+        )
+        .correlate(Match)
+        .scalar_subquery()
+    )
+
+
+def _games(wins: dict[str, int], names: tuple[str, str]) -> tuple[int, int]:
+    return wins.get(names[0], 0), wins.get(names[1], 0)
+
+
+def _page_summaries(owner: str, offset: int, limit: int) -> list[_Summary]:
+    """A page of this browser's matches, newest first, each with its deals totalled."""
+    page = (
+        select(Match.id)
+        .where(Match.owner == owner)
+        .order_by(Match.id.desc())
+        .offset(offset)
+        .limit(limit)
+        .subquery()
+    )
     seat_points = [
         func.coalesce(func.sum(case((Deal.player == seat, Deal.points), else_=0)), 0)
         for seat in scoring.SEATS
@@ -152,14 +217,15 @@ def _browser_totals(owner: str) -> list[_Totals]:
             *seat_points,
             func.count(Deal.id),
             func.max(Deal.created_at),
+            Match.won_by,
         )
+        .join(page, page.c.id == Match.id)
         .outerjoin(Deal, Deal.match_id == Match.id)
-        .where(Match.owner == owner)
         .group_by(Match.id)
-        .order_by(Match.id)
+        .order_by(Match.id.desc())
     )
     return [
-        _Totals(
+        _Summary(
             id=row[0],
             names=(row[1], row[2]),
             target=row[3],
@@ -167,18 +233,13 @@ def _browser_totals(owner: str) -> list[_Totals]:
             scores=(int(row[5]), int(row[6])),
             deal_count=row[7],
             last_deal_at=row[8],
+            won_by=scoring.parse_seat(row[9]) if row[9] is not None else None,
         )
         for row in rows
     ]
 
 
-def _games_by_match(totals: Sequence[_Totals]) -> dict[int, tuple[int, int]]:
-    """Games won in each match's series so far, keyed by match id."""
-    games = scoring.games_in_series((row.names, row.standing.winner) for row in totals)
-    return {row.id: counts for row, counts in zip(totals, games, strict=True)}
-
-
-def _summary(row: _Totals, games: tuple[int, int]) -> MatchView:
+def _summary(row: _Summary, games: tuple[int, int]) -> MatchView:
     result = row.standing
     return MatchView(
         id=row.id,
@@ -194,10 +255,17 @@ def _summary(row: _Totals, games: tuple[int, int]) -> MatchView:
     )
 
 
-def _full_view(match: Match) -> MatchView:
-    """The match with its deals and running totals."""
-    totals = _browser_totals(match.owner)
-    games = _games_by_match([row for row in totals if row.id <= match.id])[match.id]
+def _full_view(match: Match, earlier: tuple[int, int] | None = None) -> MatchView:
+    """The match with its deals, running totals and the games of its series.
+
+    ``earlier`` are the games won before this match, when loaded with it (see
+    :func:`_load`); otherwise they are counted now.
+    """
+    if earlier is None:
+        games = _games(_series_wins(match.owner, match.names, match.id), match.names)
+    else:
+        own = match.won_by
+        games = (earlier[0] + (own == 1), earlier[1] + (own == 2))
     results = [_deal_result(deal) for deal in match.deals]
     running = scoring.running_totals(results, match.target, match.names)
     deals = tuple(
@@ -235,18 +303,37 @@ def _deal_result(deal: Deal) -> scoring.DealResult:
     )
 
 
-def _load(owner: str, match_id: int, *, for_update: bool = False) -> Match:
-    statement = (
-        select(Match)
-        .where(Match.id == match_id, Match.owner == owner)
-        .options(selectinload(Match.deals))
-    )
-    if for_update:
-        statement = statement.with_for_update()
-    match = db.session.scalars(statement).one_or_none()
-    if match is None:
+def _load(owner: str, match_id: int, *, for_update: bool = False) -> tuple[Match, tuple[int, int]]:
+    """The match, its deals and the games won before it, in one query.
+
+    Locked against other writers when asked. Raises MatchNotFound for a match of
+    another browser exactly as for one that does not exist.
+    """
+    found = _load_where("id", for_update, match_id=match_id, owner=owner)
+    if found is None:
         raise MatchNotFound(N_("There is no match %(id)s in this browser."), id=match_id)
-    return match
+    return found
+
+
+def _load_where(
+    by: Literal["id", "newest"], for_update: bool = False, **values: object
+) -> tuple[Match, tuple[int, int]] | None:
+    row = db.session.execute(_match_query(by, for_update), values).one_or_none()
+    return None if row is None else (row[0], (row[1], row[2]))
+
+
+@functools.cache
+def _match_query(by: Literal["id", "newest"], for_update: bool) -> Select[Match, int, int]:
+    """A match with the games won before it, then its deals: built once, run with values."""
+    statement = select(Match, _earlier_wins(1), _earlier_wins(2)).options(selectinload(Match.deals))
+    if by == "id":
+        statement = statement.where(
+            Match.id == bindparam("match_id"), Match.owner == bindparam("owner")
+        )
+    else:
+        newest = select(func.max(Match.id)).where(Match.owner == bindparam("owner"))
+        statement = statement.where(Match.id == newest.scalar_subquery())
+    return statement.with_for_update(of=Match) if for_update else statement
 
 
 def _standing(match: Match) -> scoring.Standing:
@@ -271,7 +358,7 @@ def get_match(owner: str | None, match_id: int) -> MatchView:
     """One of this browser's matches, with its deals."""
     if owner is None:
         raise MatchNotFound(N_("There is no match %(id)s in this browser."), id=match_id)
-    return _full_view(_load(owner, match_id))
+    return _full_view(*_load(owner, match_id))
 
 
 def current_match_id(owner: str | None) -> int | None:
@@ -283,30 +370,55 @@ def current_match_id(owner: str | None) -> int | None:
 
 def current_match(owner: str | None) -> MatchView | None:
     """This browser's most recently started match, with its deals."""
-    match_id = current_match_id(owner)
-    if owner is None or match_id is None:
+    if owner is None:
         return None
-    return get_match(owner, match_id)
+    found = _load_where("newest", owner=owner)
+    return None if found is None else _full_view(*found)
 
 
 def list_matches(owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
     """A page of this browser's matches, newest first, as summaries without deals."""
     if page < 1:
         raise RuleError(N_("Pages are numbered from 1."))
-    totals = _browser_totals(owner) if owner is not None else []
-    pages = max(1, math.ceil(len(totals) / per_page))
+    total = 0
+    if owner is not None:
+        total = db.session.scalar(select(func.count()).where(Match.owner == owner)) or 0
+    pages = max(1, math.ceil(total / per_page))
     if page > pages:
         raise MatchNotFound(
             N_("There is no page %(page)s; the history has %(pages)s."), page=page, pages=pages
         )
-    games = _games_by_match(totals)
-    newest_first = totals[::-1][(page - 1) * per_page : page * per_page]
+    rows = _page_summaries(owner, (page - 1) * per_page, per_page) if owner is not None else []
     return MatchPage(
-        matches=[_summary(row, games[row.id]) for row in newest_first],
+        matches=[
+            _summary(row, games) for row, games in zip(rows, _page_games(owner, rows), strict=True)
+        ],
         page=page,
         pages=pages,
-        total=len(totals),
+        total=total,
     )
+
+
+def _page_games(owner: str | None, rows: list[_Summary]) -> list[tuple[int, int]]:
+    """Games of each match on a page (newest first), one query per pair of names on it.
+
+    The wins of a series up to the newest of its matches on the page come from the
+    database; walking the page towards older matches takes each match's own win off.
+    """
+    if owner is None:
+        return []
+    wins: dict[frozenset[str], dict[str, int]] = {}
+    games = []
+    for row in rows:
+        pair = frozenset(row.names)
+        if pair not in wins:
+            wins[pair] = _series_wins(owner, row.names, row.id)
+        series = wins[pair]
+        games.append(_games(series, row.names))
+        if row.won_by is not None:
+            winner = row.names[row.won_by - 1]
+            series[winner] = series.get(winner, 0) - 1
+    return games
 
 
 @_writes
@@ -327,7 +439,7 @@ def start_match(
     players = None if names is None else _parse_names(names, defaults)
     latest_id = current_match_id(owner)
     if replacing is not None and latest_id is not None and latest_id > replacing:
-        return _full_view(_load(owner, latest_id)), False
+        return _full_view(*_load(owner, latest_id)), False
     if players is None:
         latest = db.session.get(Match, latest_id) if latest_id is not None else None
         players = latest.names if latest is not None else defaults
@@ -373,11 +485,13 @@ def record_deal(
     for attempt in range(3):
         if attempt:
             _begin_write()
-        match = _load_or_start(owner, match_id, defaults)
+        match, earlier = _load_or_start(owner, match_id, defaults)
         if _replayed(match, request, result):
             db.session.rollback()
-            return _full_view(match), False
-        _standing(match).after(result)  # refuses a finished match
+            return _full_view(match, earlier), False
+        after = _standing(match).after(result)  # refuses a finished match
+        if after.finished:
+            match.won_by = after.winner
         match.deals.append(
             Deal(
                 number=len(match.deals) + 1,
@@ -393,18 +507,20 @@ def record_deal(
             # Another request took this deal number or request id first (PostgreSQL
             # without the match lock, e.g. the very first deal): look again.
             continue
-        return _full_view(match), True
+        return _full_view(match, earlier), True
     raise RuleConflict(N_("The match changed while this deal was being recorded; try again."))
 
 
-def _load_or_start(owner: str, match_id: int | None, defaults: tuple[str, str]) -> Match:
+def _load_or_start(
+    owner: str, match_id: int | None, defaults: tuple[str, str]
+) -> tuple[Match, tuple[int, int] | None]:
     if match_id is not None:
         return _load(owner, match_id, for_update=True)
     match = Match(owner=owner, player1=defaults[0], player2=defaults[1])
     match.target = DEFAULT_TARGET
     match.deals = []
     db.session.add(match)
-    return match
+    return match, None
 
 
 def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) -> bool:
@@ -434,7 +550,7 @@ def undo_last_deal(
     retried request) finds it gone and removes nothing more.
     Returns the match as it is now and the deal that was taken back.
     """
-    match = _load(owner, match_id, for_update=True)
+    match, earlier = _load(owner, match_id, for_update=True)
     if not match.deals:
         raise NothingToUndo(N_("There is no deal to undo in this match."))
     last = match.deals[-1]
@@ -442,10 +558,11 @@ def undo_last_deal(
         raise NothingToUndo(
             N_("Deal %(number)s is no longer the last one; nothing was undone."), number=number
         )
-    removed = _full_view(match).deals[-1]  # type: ignore[index]
-    db.session.delete(last)
+    removed = _full_view(match, earlier).deals[-1]  # type: ignore[index]
+    match.deals.remove(last)  # deleted on commit
+    match.won_by = None  # only the last deal can have won the match: it is open again
     db.session.commit()
-    return _full_view(match), removed
+    return _full_view(match, earlier), removed
 
 
 @_writes
@@ -460,7 +577,7 @@ def change_match(
 
     With no ``match_id`` the browser's first match is started with these settings.
     """
-    match = _load_or_start(owner, match_id, defaults)
+    match, earlier = _load_or_start(owner, match_id, defaults)
     current = _standing(match)
     if names is not None:
         current = scoring.Standing(current.scores, current.target, _parse_names(names, defaults))
@@ -468,5 +585,7 @@ def change_match(
         current = current.with_target(scoring.parse_target(target))
     match.player1, match.player2 = current.names
     match.target = current.target
+    match.won_by = current.winner  # a raised target reopens the match
     db.session.commit()
-    return _full_view(match)
+    # New names put the match in another series: count its games afresh.
+    return _full_view(match, None if names is not None else earlier)

@@ -39,7 +39,9 @@ class Base(DeclarativeBase):
     pass
 
 
-db = SQLAlchemy(model_class=Base)
+# Objects stay readable after commit: a write answers with the match it just changed
+# without reading it back.
+db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
 
 
 class Match(db.Model):  # type: ignore[name-defined,misc]
@@ -49,6 +51,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_match_owner_id", "owner", "id"),
         CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
+        CheckConstraint("won_by IN (1, 2)", name="ck_match_won_by"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -57,6 +60,10 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     player2: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH), default=DEFAULT_NAMES[1])
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The seat that won, as the rules worked it out from the deals at the last write
+    # (a deal, an undo, a target switch), so that games are counted over match rows
+    # without summing every deal. tests/test_consistency.py holds it to the rules.
+    won_by: Mapped[int | None] = mapped_column(SmallInteger)
 
     deals: Mapped[list[Deal]] = relationship(
         back_populates="match",
@@ -91,6 +98,7 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     # rewrites a finished tally.
     points: Mapped[int] = mapped_column(SmallInteger)
     request_id: Mapped[str | None] = mapped_column(String(REQUEST_ID_MAX_LENGTH))
+
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     match: Mapped[Match] = relationship(back_populates="deals")

@@ -266,15 +266,15 @@ def games_in_series(
     """Games (matches won) of each seat's player, for every match of a history in order.
 
     ``matches`` are (names, winner) pairs, oldest first. A series is the matches
-    between the same two names, in either seat and whatever their case; each
-    match's count includes the match itself once it has a winner.
+    between the same two names, in either seat (names are compared as entered,
+    after :func:`parse_name` has tidied them); each match's count includes the
+    match itself once it has a winner.
     """
     wins: dict[frozenset[str], dict[str, int]] = {}
     games: list[tuple[int, int]] = []
     for names, winner in matches:
-        keys = (names[0].casefold(), names[1].casefold())
-        series = wins.setdefault(frozenset(keys), {})
+        series = wins.setdefault(frozenset(names), {})
         if winner is not None:
-            series[keys[winner - 1]] = series.get(keys[winner - 1], 0) + 1
-        games.append((series.get(keys[0], 0), series.get(keys[1], 0)))
+            series[names[winner - 1]] = series.get(names[winner - 1], 0) + 1
+        games.append((series.get(names[0], 0), series.get(names[1], 0)))
     return games

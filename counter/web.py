@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from typing import Any
 from urllib.parse import urlsplit
 
 from flask import (
@@ -12,6 +13,7 @@ from flask import (
     abort,
     current_app,
     flash,
+    g,
     redirect,
     render_template,
     request,
@@ -54,11 +56,28 @@ def init_app(app: Flask) -> None:
     """Make the game's words available to every template, imported macros included."""
     app.jinja_env.globals.update(
         outcomes=list(Outcome),
-        outcome_names=OUTCOME_NAMES,
-        outcome_hints=OUTCOME_HINTS,
+        outcome_name=outcome_name,
+        outcome_hint=outcome_hint,
         targets=TARGETS,
         languages=i18n.LANGUAGE_NAMES,
     )
+
+
+def _translated(table: dict[Outcome, Any], key: str) -> dict[Outcome, str]:
+    """``table`` in this request's language, translated once per request, not per use."""
+    words: dict[Outcome, str] | None = g.get(key)
+    if words is None:
+        words = {outcome: str(text) for outcome, text in table.items()}
+        setattr(g, key, words)
+    return words
+
+
+def outcome_name(outcome: Outcome) -> str:
+    return _translated(OUTCOME_NAMES, "outcome_names")[outcome]
+
+
+def outcome_hint(outcome: Outcome) -> str:
+    return _translated(OUTCOME_HINTS, "outcome_hints")[outcome]
 
 
 def _render_home(match: MatchView, error: str | None = None, status: int = 200) -> tuple[str, int]:
@@ -74,7 +93,7 @@ def _render_home(match: MatchView, error: str | None = None, status: int = 200) 
 def _script_words() -> dict[str, object]:
     """What the page's script says, in the page's language."""
     return {
-        "outcomes": {outcome.value: str(name) for outcome, name in OUTCOME_NAMES.items()},
+        "outcomes": {outcome.value: outcome_name(outcome) for outcome in Outcome},
         "note": "+%(points)s %(name)s · %(outcome)s",
         "undo": gettext("Undo"),
         "undone": gettext("Deal %(number)s undone: %(note)s."),
@@ -219,7 +238,7 @@ def rules() -> str:
 def deal_note(match: MatchView, deal: DealView) -> str:
     """ "+2 Иван · Schneider": what a deal gave whom, for confirmations."""
     name = match.players[deal.player - 1].name
-    return f"+{deal.points} {name} · {OUTCOME_NAMES[deal.outcome]}"
+    return f"+{deal.points} {name} · {outcome_name(deal.outcome)}"
 
 
 @bp.get("/manifest.webmanifest")

@@ -136,7 +136,8 @@ def test_hostile_reads_never_fail_the_server(
     app: Flask, played: FlaskClient, path: str, query: str
 ) -> None:
     before = snapshot(app)
-    check(app, played.get(path.format(q=query)), before)
+    # "//..." would be read by the test client as another host, not as a path.
+    check(app, played.get(path.format(q=query.lstrip("/"))), before)
     assert snapshot(app) == before  # a GET never changes anything
 
 

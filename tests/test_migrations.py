@@ -83,18 +83,33 @@ def upgrade_to_latest(app: Flask) -> None:
         db.engine.dispose()
 
 
+FIRST_COLUMNS = (
+    "SELECT m.id, m.owner, m.player1, m.player2, m.target, m.created_at, d.number, d.player, "
+    "d.outcome, d.points, d.request_id, d.created_at FROM match m JOIN deal d ON d.match_id = m.id "
+    "ORDER BY m.id, d.number"
+)
+
+
 def test_upgrading_keeps_every_match_and_deal(first_schema_app: Flask) -> None:
     with first_schema_app.app_context():
-        before = [matches.get_match(OWNER, match_id) for match_id in (1, 2)]
+        before = db.session.execute(text(FIRST_COLUMNS)).all()
     upgrade_to_latest(first_schema_app)
     with first_schema_app.app_context():  # a new session: everything read afresh
+        assert db.session.execute(text(FIRST_COLUMNS)).all() == before
         after = [matches.get_match(OWNER, match_id) for match_id in (1, 2)]
         listed = matches.list_matches(OWNER)
-    assert after == before
     assert after[0].winner == 1
     assert [p.games for p in after[1].players] == [1, 0]
     assert [deal.scores for deal in after[0].deals or ()] == [(3, 0), (3, 1), (6, 1), (7, 1)]
     assert listed.total == 2
+    assert [[p.games for p in summary.players] for summary in listed.matches] == [[1, 0], [1, 0]]
+
+
+def test_upgrading_records_the_winner_of_each_finished_match(first_schema_app: Flask) -> None:
+    upgrade_to_latest(first_schema_app)
+    with first_schema_app.app_context():
+        winners = db.session.execute(text("SELECT id, won_by FROM match ORDER BY id")).all()
+    assert winners == [(1, 1), (2, None)]
 
 
 def test_after_the_upgrade_play_goes_on(first_schema_app: Flask) -> None:

