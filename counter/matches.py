@@ -265,7 +265,7 @@ def _full_view(match: Match, earlier: tuple[int, int] | None = None) -> MatchVie
         games = _games(_series_wins(match.owner, match.names, match.id), match.names)
     else:
         own = match.won_by
-        games = (earlier[0] + (own == 1), earlier[1] + (own == 2))
+        games = (earlier[0] + int(own == 1), earlier[1] + int(own == 2))
     results = [_deal_result(deal) for deal in match.deals]
     running = scoring.running_totals(results, match.target, match.names)
     deals = tuple(
@@ -487,8 +487,9 @@ def record_deal(
             _begin_write()
         match, earlier = _load_or_start(owner, match_id, defaults)
         if _replayed(match, request, result):
-            db.session.rollback()
-            return _full_view(match, earlier), False
+            view = _full_view(match, earlier)
+            db.session.rollback()  # nothing to write: end the transaction and its lock
+            return view, False
         after = _standing(match).after(result)  # refuses a finished match
         if after.finished:
             match.won_by = after.winner
