@@ -190,7 +190,7 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
 def _owner_of(match_id: int) -> str:
     owner = browser_key()
     if owner is None:
-        raise MatchNotFound(scoring.N_("There is no match %(id)s in this browser."), id=match_id)
+        raise MatchNotFound.with_id(match_id)
     return owner
 
 

@@ -37,6 +37,11 @@ PAGE_SIZE = 20
 class MatchNotFound(RuleError):
     """No match with that id belongs to this browser."""
 
+    @classmethod
+    def with_id(cls, match_id: int) -> MatchNotFound:
+        """The same answer for a match that does not exist and one of another browser."""
+        return cls(N_("There is no match %(id)s in this browser."), id=match_id)
+
 
 class NothingToUndo(RuleConflict):
     """Undo was asked of a match without deals."""
@@ -311,7 +316,7 @@ def _load(owner: str, match_id: int, *, for_update: bool = False) -> tuple[Match
     """
     found = _load_where("id", for_update, match_id=match_id, owner=owner)
     if found is None:
-        raise MatchNotFound(N_("There is no match %(id)s in this browser."), id=match_id)
+        raise MatchNotFound.with_id(match_id)
     return found
 
 
@@ -357,7 +362,7 @@ def blank_match(names: tuple[str, str] = DEFAULT_NAMES) -> MatchView:
 def get_match(owner: str | None, match_id: int) -> MatchView:
     """One of this browser's matches, with its deals."""
     if owner is None:
-        raise MatchNotFound(N_("There is no match %(id)s in this browser."), id=match_id)
+        raise MatchNotFound.with_id(match_id)
     return _full_view(*_load(owner, match_id))
 
 
