@@ -28,7 +28,7 @@ MIGRATIONS_DIR = PACKAGE_DIR / "migrations"
 migrate = Migrate(directory=str(MIGRATIONS_DIR))
 
 
-class MatchIdConverter(IntegerConverter):
+class PositiveIdConverter(IntegerConverter):
     """A positive id that fits every database's integer column; larger ones simply do not match."""
 
     def __init__(self, map: Any) -> None:  # noqa: A002 - Werkzeug's parameter name
@@ -55,7 +55,8 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     configure(app, test_config, production=production)
     db.init_app(app)
     migrate.init_app(app, db)
-    app.url_map.converters["match_id"] = MatchIdConverter
+    app.url_map.converters["match_id"] = PositiveIdConverter
+    app.url_map.converters["number"] = PositiveIdConverter
 
     i18n.init_app(app, str(PACKAGE_DIR / "translations"))
     web.init_app(app)

@@ -78,6 +78,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
                 "points": deal.points,
                 "scores": list(deal.scores),
                 "created_at": _timestamp(deal.created_at),
+                "corrected": deal.corrected,
             }
             for deal in match.deals
         ]
@@ -184,6 +185,25 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
     match, _removed = matches.undo_last_deal(
         _owner_of(match_id), match_id, None if number is None else int(number)
     )
+    return match_json(match)
+
+
+@bp.patch("/matches/<match_id:match_id>/deals/<number:number>")
+def correct_deal(match_id: int, number: int) -> dict[str, Any]:
+    """Correct a past deal's player and/or outcome."""
+    body = json_body(frozenset({"player", "outcome"}))
+    if not body:
+        abort(422, description=gettext("Send the player, the outcome, or both."))
+    match, _deal = matches.correct_deal(
+        _owner_of(match_id), match_id, number, body.get("player"), body.get("outcome")
+    )
+    return match_json(match)
+
+
+@bp.delete("/matches/<match_id:match_id>/deals/<number:number>")
+def delete_deal(match_id: int, number: int) -> dict[str, Any]:
+    """Delete a past deal; the later deals move up a number."""
+    match, _removed = matches.delete_deal(_owner_of(match_id), match_id, number)
     return match_json(match)
 
 

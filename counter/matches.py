@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased, selectinload
 
 from counter import scoring
-from counter.models import REQUEST_ID_MAX_LENGTH, WRITE, Deal, Match, db
+from counter.models import REQUEST_ID_MAX_LENGTH, WRITE, Deal, Match, db, utcnow
 from counter.scoring import (
     DEFAULT_NAMES,
     DEFAULT_TARGET,
@@ -41,6 +41,10 @@ class MatchNotFound(RuleError):
     def with_id(cls, match_id: int) -> MatchNotFound:
         """The same answer for a match that does not exist and one of another browser."""
         return cls(N_("There is no match %(id)s in this browser."), id=match_id)
+
+
+class DealNotFound(MatchNotFound):
+    """The match has no deal with that number."""
 
 
 class NothingToUndo(RuleConflict):
@@ -67,6 +71,7 @@ class DealView:
     points: int
     scores: tuple[int, int]
     created_at: datetime
+    corrected: bool = False
 
 
 @dataclass(frozen=True)
@@ -281,6 +286,7 @@ def _full_view(match: Match, earlier: tuple[int, int] | None = None) -> MatchVie
             points=result.points,
             scores=after.scores,
             created_at=deal.created_at,
+            corrected=deal.corrected_at is not None,
         )
         for deal, result, after in zip(match.deals, results, running, strict=True)
     )
@@ -595,3 +601,62 @@ def change_match(
     db.session.commit()
     # New names put the match in another series: count its games afresh.
     return _full_view(match, None if names is not None else earlier)
+
+
+def _numbered(match: Match, number: object) -> Deal:
+    if isinstance(number, int) and not isinstance(number, bool):
+        for deal in match.deals:
+            if deal.number == number:
+                return deal
+    raise DealNotFound(
+        N_("Match %(id)s has no deal %(number)s."), id=match.id, number=scoring.shown(number)
+    )
+
+
+@_writes
+def correct_deal(
+    owner: str, match_id: int, number: int, player: object = None, outcome: object = None
+) -> tuple[MatchView, DealView]:
+    """Change who received a past deal's points and why (either may stay as it was).
+
+    Totals and winner follow. Refused when the match would then be won before its
+    last deal. The deal gets the points its new outcome is worth. Returns the match
+    and the corrected deal.
+    """
+    match, earlier = _load(owner, match_id, for_update=True)
+    deal = _numbered(match, number)
+    result = scoring.score_deal(
+        scoring.parse_seat(deal.player if player is None else player),
+        scoring.parse_outcome(deal.outcome if outcome is None else outcome),
+    )
+    results = [result if each is deal else _deal_result(each) for each in match.deals]
+    after = scoring.replay(results, match.target, match.names)
+    if (deal.player, deal.outcome, deal.points) != (result.player, result.outcome, result.points):
+        deal.player, deal.outcome, deal.points = result.player, result.outcome.value, result.points
+        deal.corrected_at = utcnow()
+    match.won_by = after.winner
+    db.session.commit()
+    view = _full_view(match, earlier)
+    return view, view.deals[number - 1]  # type: ignore[index]
+
+
+@_writes
+def delete_deal(owner: str, match_id: int, number: int) -> tuple[MatchView, DealView]:
+    """Remove a past deal; the later ones move up a number, totals and winner follow.
+
+    Refused when the match would then be won before its last deal. Returns the
+    match and the deal that was removed.
+    """
+    match, earlier = _load(owner, match_id, for_update=True)
+    deal = _numbered(match, number)
+    removed = _full_view(match, earlier).deals[number - 1]  # type: ignore[index]
+    rest = [each for each in match.deals if each is not deal]
+    after = scoring.replay([_deal_result(each) for each in rest], match.target, match.names)
+    match.deals.remove(deal)
+    db.session.flush()  # the number is free before the later deals move into it
+    for later in rest[number - 1 :]:
+        later.number -= 1
+        db.session.flush()  # one at a time, in order: numbers stay unique throughout
+    match.won_by = after.winner
+    db.session.commit()
+    return _full_view(match, earlier), removed

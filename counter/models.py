@@ -100,6 +100,8 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     request_id: Mapped[str | None] = mapped_column(String(REQUEST_ID_MAX_LENGTH))
 
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # When a player last changed this deal's player or outcome, if ever.
+    corrected_at: Mapped[datetime | None]
 
     match: Mapped[Match] = relationship(back_populates="deals")
 

@@ -81,6 +81,10 @@ class TargetWouldEndMatch(RuleConflict):
     """A target switch that a player's score has already reached."""
 
 
+class CorrectionWouldEndMatch(RuleConflict):
+    """A corrected deal list in which the match is won before its last deal."""
+
+
 def shown(value: object) -> str:
     """A value as the request sent it (JSON spelling), cut short for a message."""
     try:
@@ -244,6 +248,28 @@ def standing(
     """Total ``deals`` in order toward ``target``."""
     current = Standing((0, 0), target, names)
     for deal in deals:
+        current = current.after(deal)
+    return current
+
+
+def replay(
+    deals: Sequence[DealResult], target: int, names: tuple[str, str] = DEFAULT_NAMES
+) -> Standing:
+    """The standing of a corrected list of deals, in order.
+
+    A match ends at the deal that reaches the target, so a correction that would
+    win it earlier, with deals still after that one, is refused.
+    """
+    current = Standing((0, 0), target, names)
+    for number, deal in enumerate(deals, start=1):
+        if current.finished:
+            raise CorrectionWouldEndMatch(
+                N_(
+                    "With that change the match would already be won at deal %(number)s, "
+                    "and deals were recorded after it. Correct or delete those first."
+                ),
+                number=number - 1,
+            )
         current = current.after(deal)
     return current
 

@@ -102,6 +102,8 @@ def _script_words() -> dict[str, object]:
         "started": gettext("New match to %(target)s started."),
         "targetNow": gettext("The match is now played to %(target)s."),
         "namesSaved": gettext("Names saved."),
+        "correctDeal": gettext("Correct deal %(number)s"),
+        "corrected": gettext("corrected"),
         "score": gettext("%(name1)s %(score1)s, %(name2)s %(score2)s"),
         "offline": gettext(
             "No connection to the server: nothing was recorded. Tap again once you are online."
@@ -221,6 +223,74 @@ def show_match(match_id: int) -> str:
     match = matches.get_match(browser_key(), match_id)
     is_current = match.id == matches.current_match_id(browser_key())
     return render_template("match.html", match=match, is_current=is_current)
+
+
+@bp.get("/matches/<match_id:match_id>/deals/<number:number>")
+def edit_deal(match_id: int, number: int) -> tuple[str, int]:
+    """A form to correct or delete one past deal."""
+    return _render_edit(matches.get_match(browser_key(), match_id), number)
+
+
+@bp.post("/matches/<match_id:match_id>/deals/<number:number>")
+def correct_deal(match_id: int, number: int) -> Response | tuple[str, int]:
+    """Save the corrected player and outcome of a past deal."""
+    owner = browser_key()
+    if owner is None:
+        raise MatchNotFound.with_id(match_id)
+    try:
+        match, deal = matches.correct_deal(
+            owner, match_id, number, _form_seat(), request.form.get("outcome")
+        )
+    except MatchNotFound:
+        raise
+    except RuleError as error:
+        return _render_edit(matches.get_match(owner, match_id), number, error)
+    flash(
+        gettext("Deal %(number)s corrected: %(note)s.", number=number, note=deal_note(match, deal))
+    )
+    return redirect(_match_page(match))
+
+
+@bp.post("/matches/<match_id:match_id>/deals/<number:number>/delete")
+def delete_deal(match_id: int, number: int) -> Response | tuple[str, int]:
+    """Delete a past deal; the later deals move up a number."""
+    owner = browser_key()
+    if owner is None:
+        raise MatchNotFound.with_id(match_id)
+    try:
+        match, removed = matches.delete_deal(owner, match_id, number)
+    except MatchNotFound:
+        raise
+    except RuleError as error:
+        return _render_edit(matches.get_match(owner, match_id), number, error)
+    flash(
+        gettext("Deal %(number)s deleted: %(note)s.", number=number, note=deal_note(match, removed))
+    )
+    return redirect(_match_page(match))
+
+
+def _render_edit(match: MatchView, number: int, error: RuleError | None = None) -> tuple[str, int]:
+    deals = match.deals or ()
+    if not 1 <= number <= len(deals):
+        raise matches.DealNotFound(
+            scoring.N_("Match %(id)s has no deal %(number)s."), id=match.id, number=number
+        )
+    page = render_template(
+        "deal.html",
+        match=match,
+        deal=deals[number - 1],
+        error=None if error is None else i18n.explain(error),
+        back=_match_page(match),
+    )
+    status = 200 if error is None else 409 if isinstance(error, RuleConflict) else 422
+    return page, status
+
+
+def _match_page(match: MatchView) -> str:
+    """The counter for the browser's current match, the match's own page for older ones."""
+    if match.id == matches.current_match_id(browser_key()):
+        return url_for("web.home")
+    return url_for("web.show_match", match_id=match.id)
 
 
 @bp.get("/robots.txt")

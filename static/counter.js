@@ -75,10 +75,24 @@ function show(match) {
   const rows = match.deals.toReversed().map((deal) => {
     const row = document.createElement("tr");
     const name = match.players[deal.player - 1].name;
+    const fix = document.createElement("a");
+    fix.className = "fix";
+    fix.href = `/matches/${match.id}/deals/${deal.number}`;
+    fix.textContent = deal.number;
+    fix.setAttribute("aria-label", say(words.correctDeal, { number: deal.number }));
+    const why = cell(words.outcomes[deal.outcome]);
+    if (deal.corrected) {
+      const mark = document.createElement("small");
+      mark.className = "corrected";
+      mark.textContent = words.corrected;
+      why.append(" ", mark);
+    }
+    const number = document.createElement("td");
+    number.append(fix);
     row.append(
-      cell(deal.number),
+      number,
       cell(`+${deal.points} ${name}`, `seat${deal.player}`),
-      cell(words.outcomes[deal.outcome]),
+      why,
       cell(deal.scores[0], "num"),
       cell(deal.scores[1], "num"),
     );

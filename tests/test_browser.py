@@ -234,6 +234,21 @@ def test_a_new_match_keeps_the_names_without_a_reload(page: Page) -> None:
     assert still_same_document(page)
 
 
+def test_a_deal_entered_wrong_is_corrected_from_the_list(page: Page) -> None:
+    page.goto("/")
+    tap(page, 1, "normal")
+    tap(page, 2, "normal")
+    tap(page, 1, "schwarz")
+    page.get_by_label("Correct deal 1").click()
+    expect(page.locator("h1")).to_have_text("Correct deal 1")
+    page.locator("input[name=player][value='2']").check()
+    page.locator("input[name=outcome][value=schneider]").check()
+    page.locator(".correction button").click()
+    expect(page.locator(".messages")).to_contain_text("Deal 1 corrected: +2 Player 2 · Schneider.")
+    assert (score(page, 1), score(page, 2)) == ("3", "3")
+    expect(page.locator(".deals .corrected")).to_have_count(1)
+
+
 def test_a_reload_keeps_everything(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "schwarz")

@@ -1,7 +1,7 @@
 """What the service stores to stay fast agrees with what the rules derive from the deals.
 
 Random sequences of real operations (new matches, deals, undos, target switches,
-renames) through the service; afterwards every match's stored winner is the one
+renames, corrections, deletions) through the service; afterwards every match's stored winner is the one
 its deals give, and the games shown match :func:`scoring.games_in_series`.
 """
 
@@ -29,6 +29,13 @@ operations = st.lists(
         st.tuples(st.just("undo")),
         st.tuples(st.just("target"), st.sampled_from([7, 11, 15])),
         st.tuples(st.just("rename"), NAMES, NAMES),
+        st.tuples(
+            st.just("correct"),
+            st.integers(1, 6),
+            st.sampled_from([1, 2]),
+            st.sampled_from(list(scoring.Outcome)),
+        ),
+        st.tuples(st.just("delete"), st.integers(1, 6)),
     ),
     max_size=60,
 )
@@ -47,6 +54,10 @@ def apply(operation: tuple[Any, ...]) -> None:
             matches.undo_last_deal(OWNER, current)
         elif operation[0] == "target":
             matches.change_match(OWNER, current, target=operation[1])
+        elif operation[0] == "correct":
+            matches.correct_deal(OWNER, current, operation[1], operation[2], operation[3].value)
+        elif operation[0] == "delete":
+            matches.delete_deal(OWNER, current, operation[1])
         else:
             matches.change_match(OWNER, current, names=[operation[1], operation[2]])
     except scoring.RuleError:
@@ -77,6 +88,7 @@ def test_stored_flags_and_games_agree_with_the_rules(app: Flask, history: list[A
                 match.target,
             )
             assert match.won_by == result.winner
+            assert [deal.number for deal in match.deals] == list(range(1, len(match.deals) + 1))
             expected_winners.append((match.names, result.winner))
         expected_games = scoring.games_in_series(expected_winners)
         listed = matches.list_matches(OWNER, per_page=1000).matches[::-1]

@@ -211,3 +211,19 @@ def test_games_are_counted_per_pair_of_players() -> None:
 def test_a_deal_result_keeps_the_points_it_was_given() -> None:
     # Recorded deals are totalled as stored, whatever the table says today.
     assert standing([DealResult(1, Outcome.NORMAL, 5)], 11).scores == (5, 0)
+
+
+def test_a_corrected_list_of_deals_is_totalled_afresh() -> None:
+    deals = [score_deal(1, Outcome.NORMAL), score_deal(2, Outcome.SCHWARZ)]
+    assert scoring.replay(deals, 11).scores == (1, 3)
+
+
+def test_a_correction_may_finish_the_match_at_its_last_deal() -> None:
+    deals = [score_deal(1, Outcome.SCHWARZ)] * 2 + [score_deal(1, Outcome.NORMAL)]
+    assert scoring.replay(deals, 7).winner == 1
+
+
+def test_a_correction_that_wins_the_match_before_its_last_deal_is_refused() -> None:
+    deals = [score_deal(1, Outcome.SCHWARZ)] * 3 + [score_deal(2, Outcome.NORMAL)]
+    with pytest.raises(scoring.CorrectionWouldEndMatch, match="already be won at deal 3"):
+        scoring.replay(deals, 7)
