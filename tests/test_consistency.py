@@ -1,8 +1,9 @@
 """What the service stores to stay fast agrees with what the rules derive from the deals.
 
 Random sequences of real operations (new matches, deals, undos, target switches,
-renames, corrections, deletions) through the service; afterwards every match's stored winner is the one
-its deals give, and the games shown match :func:`scoring.games_in_series`.
+renames, corrections, deletions) through the service; afterwards every match's
+stored winner is the one its deals give, its deals are numbered 1..n, and the
+games shown match :func:`scoring.games_in_series`.
 """
 
 from __future__ import annotations
