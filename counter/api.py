@@ -64,12 +64,20 @@ def match_json(match: MatchView) -> dict[str, Any]:
         ],
         "winner": match.winner,
         "finished": match.finished,
+        "rules": {
+            "failed_close": match.rules.failed_close.value,
+            "wrong_claim": match.rules.wrong_claim.value,
+            "next_dealer": match.rules.next_dealer.value,
+        },
+        "first_dealer": match.first_dealer,
         "created_at": _timestamp(match.created_at),
         "finished_at": _timestamp(match.finished_at),
     }
     if match.deals is None:
         body["deal_count"] = match.deal_count
     else:
+        body["dealer"] = match.dealer
+        body["leader"] = scoring.other(match.dealer)
         body["deals"] = [
             {
                 "number": deal.number,
@@ -79,6 +87,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
                 "scores": list(deal.scores),
                 "created_at": _timestamp(deal.created_at),
                 "corrected": deal.corrected,
+                "dealer": deal.dealer,
             }
             for deal in match.deals
         ]
@@ -121,10 +130,15 @@ def list_matches() -> dict[str, Any]:
 @bp.post("/matches")
 def start_match() -> tuple[dict[str, Any], int, dict[str, str]]:
     """Start a new match; target and names default to 11 and the last match's names."""
-    body = json_body(frozenset({"target", "players"}))
+    body = json_body(frozenset({"target", "players", "rules", "first_dealer"}))
     owner = ensure_browser_key()
     match, _started = matches.start_match(
-        owner, body.get("target", 11), body.get("players"), defaults=i18n.default_names()
+        owner,
+        body.get("target", 11),
+        body.get("players"),
+        defaults=i18n.default_names(),
+        rules=body.get("rules"),
+        first_dealer=body.get("first_dealer"),
     )
     return _created(match)
 
@@ -147,11 +161,16 @@ def show_match(match_id: int) -> dict[str, Any]:
 @bp.patch("/matches/<match_id:match_id>")
 def change_match(match_id: int) -> dict[str, Any]:
     """Switch the target or rename the players."""
-    body = json_body(frozenset({"target", "players"}))
+    body = json_body(frozenset({"target", "players", "rules"}))
     owner = _owner_of(match_id)
     return match_json(
         matches.change_match(
-            owner, match_id, body.get("target"), body.get("players"), i18n.default_names()
+            owner,
+            match_id,
+            body.get("target"),
+            body.get("players"),
+            i18n.default_names(),
+            body.get("rules"),
         )
     )
 

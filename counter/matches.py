@@ -72,6 +72,7 @@ class DealView:
     scores: tuple[int, int]
     created_at: datetime
     corrected: bool = False
+    dealer: Seat = 1
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,9 @@ class MatchView:
     created_at: datetime | None
     finished_at: datetime | None
     deals: tuple[DealView, ...] | None = None
+    rules: scoring.HouseRules = scoring.DEFAULT_RULES
+    first_dealer: Seat = 1
+    dealer: Seat = 1  # who deals the next deal; the other player leads
 
     @property
     def finished(self) -> bool:
@@ -116,6 +120,8 @@ class _Summary:
     deal_count: int
     last_deal_at: datetime | None
     won_by: Seat | None
+    rules: scoring.HouseRules
+    first_dealer: Seat
 
     @property
     def standing(self) -> scoring.Standing:
@@ -228,6 +234,10 @@ def _page_summaries(owner: str, offset: int, limit: int) -> list[_Summary]:
             func.count(Deal.id),
             func.max(Deal.created_at),
             Match.won_by,
+            Match.failed_close,
+            Match.wrong_claim,
+            Match.next_dealer,
+            Match.first_dealer,
         )
         .join(page, page.c.id == Match.id)
         .outerjoin(Deal, Deal.match_id == Match.id)
@@ -244,6 +254,12 @@ def _page_summaries(owner: str, offset: int, limit: int) -> list[_Summary]:
             deal_count=row[7],
             last_deal_at=row[8],
             won_by=scoring.parse_seat(row[9]) if row[9] is not None else None,
+            rules=scoring.HouseRules(
+                scoring.FailedClose(row[10]),
+                scoring.WrongClaim(row[11]),
+                scoring.NextDealer(row[12]),
+            ),
+            first_dealer=scoring.parse_seat(row[13]),
         )
         for row in rows
     ]
@@ -262,6 +278,8 @@ def _summary(row: _Summary, games: tuple[int, int]) -> MatchView:
         deal_count=row.deal_count,
         created_at=row.created_at,
         finished_at=row.last_deal_at if result.finished else None,
+        rules=row.rules,
+        first_dealer=row.first_dealer,
     )
 
 
@@ -278,6 +296,9 @@ def _full_view(match: Match, earlier: tuple[int, int] | None = None) -> MatchVie
         games = (earlier[0] + int(own == 1), earlier[1] + int(own == 2))
     results = [_deal_result(deal) for deal in match.deals]
     running = scoring.running_totals(results, match.target, match.names)
+    rules = match.rules
+    first_dealer = scoring.parse_seat(match.first_dealer)
+    dealers = scoring.dealers(first_dealer, results, rules.next_dealer)
     deals = tuple(
         DealView(
             number=deal.number,
@@ -287,8 +308,9 @@ def _full_view(match: Match, earlier: tuple[int, int] | None = None) -> MatchVie
             scores=after.scores,
             created_at=deal.created_at,
             corrected=deal.corrected_at is not None,
+            dealer=dealer,
         )
-        for deal, result, after in zip(match.deals, results, running, strict=True)
+        for deal, result, after, dealer in zip(match.deals, results, running, dealers, strict=False)
     )
     last = running[-1] if running else scoring.Standing((0, 0), match.target, match.names)
     return MatchView(
@@ -303,6 +325,9 @@ def _full_view(match: Match, earlier: tuple[int, int] | None = None) -> MatchVie
         created_at=match.created_at,
         finished_at=deals[-1].created_at if last.finished else None,
         deals=deals,
+        rules=rules,
+        first_dealer=first_dealer,
+        dealer=dealers[-1],
     )
 
 
@@ -439,22 +464,32 @@ def start_match(
     names: object = None,
     replacing: int | None = None,
     defaults: tuple[str, str] = DEFAULT_NAMES,
+    rules: object = None,
+    first_dealer: object = None,
 ) -> tuple[MatchView, bool]:
     """Store a new match; names default to the browser's last match, then to Player 1 and 2.
 
+    House rules not given are those of the browser's last match (its last choice).
     With ``replacing`` (the match on screen), a repeated request finds that a newer
     match already replaced it and returns that one instead of starting another.
     Returns the match and whether it is new.
     """
     target = scoring.parse_target(target)
     players = None if names is None else _parse_names(names, defaults)
+    dealer = 1 if first_dealer is None else scoring.parse_seat(first_dealer)
     latest_id = current_match_id(owner)
     if replacing is not None and latest_id is not None and latest_id > replacing:
         return _full_view(*_load(owner, latest_id)), False
+    latest = db.session.get(Match, latest_id) if latest_id is not None else None
+    chosen = scoring.parse_rules(
+        {} if rules is None else rules, latest.rules if latest else scoring.DEFAULT_RULES
+    )
     if players is None:
-        latest = db.session.get(Match, latest_id) if latest_id is not None else None
         players = latest.names if latest is not None else defaults
-    match = Match(owner=owner, player1=players[0], player2=players[1], target=target)
+    match = Match(
+        owner=owner, player1=players[0], player2=players[1], target=target, first_dealer=dealer
+    )
+    match.rules = chosen
     db.session.add(match)
     db.session.commit()
     return _full_view(match), True
@@ -491,12 +526,13 @@ def record_deal(
     A ``request_id`` seen before in this match records nothing and returns the
     match as it is, so a double tap or a retried request counts once.
     """
-    result = scoring.score_deal(scoring.parse_seat(player), scoring.parse_outcome(outcome))
+    seat, kind = scoring.parse_seat(player), scoring.parse_outcome(outcome)
     request = _check_request_id(request_id)
     for attempt in range(3):
         if attempt:
             _begin_write()
         match, earlier = _load_or_start(owner, match_id, defaults)
+        result = scoring.score_deal(seat, kind, match.rules)
         if _replayed(match, request, result):
             view = _full_view(match, earlier)
             db.session.rollback()  # nothing to write: end the transaction and its lock
@@ -530,6 +566,8 @@ def _load_or_start(
         return _load(owner, match_id, for_update=True)
     match = Match(owner=owner, player1=defaults[0], player2=defaults[1])
     match.target = DEFAULT_TARGET
+    match.first_dealer = 1
+    match.rules = scoring.DEFAULT_RULES
     match.deals = []
     db.session.add(match)
     return match, None
@@ -584,6 +622,7 @@ def change_match(
     target: object = None,
     names: object = None,
     defaults: tuple[str, str] = DEFAULT_NAMES,
+    rules: object = None,
 ) -> MatchView:
     """Switch the target and/or rename the players, as long as the match would not end by it.
 
@@ -595,6 +634,9 @@ def change_match(
         current = scoring.Standing(current.scores, current.target, _parse_names(names, defaults))
     if target is not None:
         current = current.with_target(scoring.parse_target(target))
+    if rules is not None:
+        # Deals keep the points they were given: new rules count from the next deal.
+        match.rules = scoring.parse_rules(rules, match.rules)
     match.player1, match.player2 = current.names
     match.target = current.target
     match.won_by = current.winner  # a raised target reopens the match
@@ -628,6 +670,7 @@ def correct_deal(
     result = scoring.score_deal(
         scoring.parse_seat(deal.player if player is None else player),
         scoring.parse_outcome(deal.outcome if outcome is None else outcome),
+        match.rules,
     )
     results = [result if each is deal else _deal_result(each) for each in match.deals]
     after = scoring.replay(results, match.target, match.names)

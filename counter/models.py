@@ -24,7 +24,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from counter.scoring import DEFAULT_NAMES, DEFAULT_TARGET, NAME_MAX_LENGTH
+from counter.scoring import (
+    DEFAULT_NAMES,
+    DEFAULT_TARGET,
+    NAME_MAX_LENGTH,
+    FailedClose,
+    HouseRules,
+    NextDealer,
+    WrongClaim,
+)
 
 OWNER_KEY_LENGTH = 64
 REQUEST_ID_MAX_LENGTH = 64
@@ -52,6 +60,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_match_owner_id", "owner", "id"),
         CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
         CheckConstraint("won_by IN (1, 2)", name="ck_match_won_by"),
+        CheckConstraint("first_dealer IN (1, 2)", name="ck_match_first_dealer"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -64,6 +73,12 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     # (a deal, an undo, a target switch), so that games are counted over match rows
     # without summing every deal. tests/test_consistency.py holds it to the rules.
     won_by: Mapped[int | None] = mapped_column(SmallInteger)
+    # House rules (scoring.HouseRules) and who dealt first; the dealer of every
+    # later deal follows from the deals.
+    failed_close: Mapped[str] = mapped_column(String(16), default="by_tricks")
+    wrong_claim: Mapped[str] = mapped_column(String(16), default="always_2")
+    next_dealer: Mapped[str] = mapped_column(String(16), default="winner")
+    first_dealer: Mapped[int] = mapped_column(SmallInteger, default=1)
 
     deals: Mapped[list[Deal]] = relationship(
         back_populates="match",
@@ -75,6 +90,20 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     @property
     def names(self) -> tuple[str, str]:
         return (self.player1, self.player2)
+
+    @property
+    def rules(self) -> HouseRules:
+        return HouseRules(
+            FailedClose(self.failed_close),
+            WrongClaim(self.wrong_claim),
+            NextDealer(self.next_dealer),
+        )
+
+    @rules.setter
+    def rules(self, rules: HouseRules) -> None:
+        self.failed_close = rules.failed_close.value
+        self.wrong_claim = rules.wrong_claim.value
+        self.next_dealer = rules.next_dealer.value
 
 
 class Deal(db.Model):  # type: ignore[name-defined,misc]

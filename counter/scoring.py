@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 Seat = Literal[1, 2]
 SEATS: tuple[Seat, Seat] = (1, 2)
@@ -33,13 +33,32 @@ class Outcome(StrEnum):
     FAILED_CLOSE = "failed_close"
     FAILED_CLOSE_NO_TRICK = "failed_close_no_trick"
     WRONG_CLAIM = "wrong_claim"
-
-    @property
-    def points(self) -> int:
-        """Game points the receiving player gets for this outcome."""
-        return POINTS[self]
+    WRONG_CLAIM_NO_TRICK = "wrong_claim_no_trick"
 
 
+class FailedClose(StrEnum):
+    """What the other player gets when the player who closed the stock misses 66."""
+
+    BY_TRICKS = "by_tricks"  # 2, or 3 if the receiver had no trick when it was closed
+    ALWAYS_3 = "always_3"
+    ALWAYS_2 = "always_2"
+
+
+class WrongClaim(StrEnum):
+    """What the other player gets for a 66 claimed without having it."""
+
+    ALWAYS_2 = "always_2"
+    BY_TRICKS = "by_tricks"  # 2, or 3 if the receiver had no trick yet
+
+
+class NextDealer(StrEnum):
+    """Who deals the next deal."""
+
+    WINNER = "winner"  # whoever received the points of the last deal
+    ALTERNATE = "alternate"
+
+
+# Points under the default rules (RULES.md); HouseRules.points adjusts the rest.
 POINTS: dict[Outcome, int] = {
     Outcome.NORMAL: 1,
     Outcome.SCHNEIDER: 2,
@@ -47,6 +66,45 @@ POINTS: dict[Outcome, int] = {
     Outcome.FAILED_CLOSE: 2,
     Outcome.FAILED_CLOSE_NO_TRICK: 3,
     Outcome.WRONG_CLAIM: 2,
+    Outcome.WRONG_CLAIM_NO_TRICK: 2,
+}
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """The variants a table plays by; the defaults are those of RULES.md."""
+
+    failed_close: FailedClose = FailedClose.BY_TRICKS
+    wrong_claim: WrongClaim = WrongClaim.ALWAYS_2
+    next_dealer: NextDealer = NextDealer.WINNER
+
+    def points(self, outcome: Outcome) -> int:
+        """Game points the receiving player gets for ``outcome`` under these rules."""
+        if outcome in (Outcome.FAILED_CLOSE, Outcome.FAILED_CLOSE_NO_TRICK):
+            if self.failed_close is FailedClose.ALWAYS_3:
+                return 3
+            if self.failed_close is FailedClose.ALWAYS_2:
+                return 2
+        if outcome is Outcome.WRONG_CLAIM_NO_TRICK and self.wrong_claim is WrongClaim.BY_TRICKS:
+            return 3
+        return POINTS[outcome]
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        """The outcomes worth a button of their own: a "no trick" variant only where it pays."""
+        hidden = set()
+        if self.failed_close is not FailedClose.BY_TRICKS:
+            hidden.add(Outcome.FAILED_CLOSE_NO_TRICK)
+        if self.wrong_claim is not WrongClaim.BY_TRICKS:
+            hidden.add(Outcome.WRONG_CLAIM_NO_TRICK)
+        return [outcome for outcome in Outcome if outcome not in hidden]
+
+
+DEFAULT_RULES = HouseRules()
+# Named sets of rules and the target they come with.
+PRESETS: dict[str, tuple[HouseRules, int]] = {
+    "santase": (DEFAULT_RULES, 11),
+    "pagat66": (HouseRules(FailedClose.BY_TRICKS, WrongClaim.ALWAYS_2, NextDealer.WINNER), 7),
 }
 
 
@@ -237,9 +295,50 @@ class Standing:
         return Standing(self.scores, target, self.names)
 
 
-def score_deal(player: Seat, outcome: Outcome) -> DealResult:
+def score_deal(player: Seat, outcome: Outcome, rules: HouseRules = DEFAULT_RULES) -> DealResult:
     """Score one deal for the player who receives the game points."""
-    return DealResult(player=player, outcome=outcome, points=outcome.points)
+    return DealResult(player=player, outcome=outcome, points=rules.points(outcome))
+
+
+def dealers(first: Seat, deals: Sequence[DealResult], rule: NextDealer) -> list[Seat]:
+    """Who dealt each deal, then who deals next (one more than there are deals).
+
+    The player who does not deal leads the first trick.
+    """
+    dealer = first
+    sequence = [dealer]
+    for deal in deals:
+        dealer = deal.player if rule is NextDealer.WINNER else other(dealer)
+        sequence.append(dealer)
+    return sequence
+
+
+def other(seat: Seat) -> Seat:
+    """The opponent's seat."""
+    return 2 if seat == 1 else 1
+
+
+def parse_rules(value: object, base: HouseRules) -> HouseRules:
+    """House rules from ``{"failed_close"?, "wrong_claim"?, "next_dealer"?}`` over ``base``."""
+    if not isinstance(value, dict):
+        raise RuleError(N_("Send the house rules as an object of switches."))
+    switches = {"failed_close": FailedClose, "wrong_claim": WrongClaim, "next_dealer": NextDealer}
+    unknown = sorted(set(value) - set(switches))
+    if unknown:
+        raise RuleError(N_("There is no house rule called %(name)s."), name=shown(unknown[0]))
+    chosen: dict[str, Any] = {}
+    for name, kind in switches.items():
+        if name in value:
+            try:
+                chosen[name] = kind(value[name])
+            except ValueError:
+                raise RuleError(
+                    N_("%(name)s cannot be %(value)s: choose one of %(choices)s."),
+                    name=name,
+                    value=shown(value[name]),
+                    choices=", ".join(kind),
+                ) from None
+    return replace(base, **chosen)
 
 
 def standing(

@@ -41,6 +41,7 @@ OUTCOME_NAMES = {
     Outcome.FAILED_CLOSE: lazy_gettext("Close failed"),
     Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("Close failed, no trick"),
     Outcome.WRONG_CLAIM: lazy_gettext("Wrong 66"),
+    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Wrong 66, no trick"),
 }
 OUTCOME_HINTS = {
     Outcome.NORMAL: lazy_gettext("opponent has 33 or more"),
@@ -49,6 +50,32 @@ OUTCOME_HINTS = {
     Outcome.FAILED_CLOSE: lazy_gettext("opponent closed, missed 66"),
     Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("you had no trick at closing"),
     Outcome.WRONG_CLAIM: lazy_gettext("opponent claimed 66 wrongly"),
+    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("same, you had no trick yet"),
+}
+# The house rules' switches, as the settings and the match page name them.
+RULE_CHOICES = {
+    "failed_close": {
+        scoring.FailedClose.BY_TRICKS: lazy_gettext("2, or 3 if you had no trick at closing"),
+        scoring.FailedClose.ALWAYS_3: lazy_gettext("always 3"),
+        scoring.FailedClose.ALWAYS_2: lazy_gettext("always 2"),
+    },
+    "wrong_claim": {
+        scoring.WrongClaim.ALWAYS_2: lazy_gettext("always 2"),
+        scoring.WrongClaim.BY_TRICKS: lazy_gettext("2, or 3 if you had no trick yet"),
+    },
+    "next_dealer": {
+        scoring.NextDealer.WINNER: lazy_gettext("the winner of the deal"),
+        scoring.NextDealer.ALTERNATE: lazy_gettext("each player in turn"),
+    },
+}
+RULE_NAMES = {
+    "failed_close": lazy_gettext("Failed close pays"),
+    "wrong_claim": lazy_gettext("Wrong 66 claim pays"),
+    "next_dealer": lazy_gettext("Next deal is dealt by"),
+}
+PRESET_NAMES = {
+    "santase": lazy_gettext("Santase (to 11)"),
+    "pagat66": lazy_gettext("Pagat 66 (to 7)"),
 }
 
 
@@ -60,6 +87,9 @@ def init_app(app: Flask) -> None:
         outcome_hint=outcome_hint,
         targets=TARGETS,
         languages=i18n.LANGUAGE_NAMES,
+        rule_choices=RULE_CHOICES,
+        rule_names=RULE_NAMES,
+        preset_names=PRESET_NAMES,
     )
 
 
@@ -103,6 +133,13 @@ def _script_words() -> dict[str, object]:
         "targetNow": gettext("The match is now played to %(target)s."),
         "namesSaved": gettext("Names saved."),
         "correctDeal": gettext("Correct deal %(number)s"),
+        "presets": {
+            name: {
+                "target": target,
+                "rules": {switch: getattr(rules, switch).value for switch in RULE_CHOICES},
+            }
+            for name, (rules, target) in scoring.PRESETS.items()
+        },
         "corrected": gettext("corrected"),
         "score": gettext("%(name1)s %(score1)s, %(name2)s %(score2)s"),
         "offline": gettext(
@@ -161,16 +198,24 @@ def undo_last_deal() -> Response:
 
 @bp.post("/settings")
 def change_match() -> Response:
-    """Switch the target and/or rename the players of the match on screen."""
+    """Switch the target, rename the players or change the house rules of the match on screen."""
     target = _form_target()
     names = _form_names()
-    if target is None and names is None:
+    rules = _form_rules()
+    if target is None and names is None and rules is None:
         abort(400, description=gettext("Choose a target or enter the players' names."))
     matches.change_match(
-        ensure_browser_key(), _form_match_id(), target, names, i18n.default_names()
+        ensure_browser_key(), _form_match_id(), target, names, i18n.default_names(), rules
     )
     if target is not None:
         flash(gettext("The match is now played to %(target)s.", target=target))
+    elif rules is not None:
+        flash(
+            gettext(
+                "House rules saved. They count from the next deal; "
+                "the deals recorded keep their points."
+            )
+        )
     else:
         flash(gettext("Names saved."))
     return redirect(url_for("web.home"))
@@ -180,8 +225,21 @@ def change_match() -> Response:
 def start_match() -> Response:
     """Start a new match with the same two players, to the target chosen."""
     target = _form_target() or scoring.DEFAULT_TARGET
+    rules = _form_rules()
+    preset = request.form.get("preset", "")
+    if preset in scoring.PRESETS:
+        preset_rules, target = scoring.PRESETS[preset]
+        rules = {name: getattr(preset_rules, name).value for name in RULE_CHOICES}
+    elif preset:
+        abort(400, description=gettext("There is no such set of house rules."))
+    first_dealer = request.form.get("first_dealer")
     match, started = matches.start_match(
-        ensure_browser_key(), target, replacing=_form_match_id(), defaults=i18n.default_names()
+        ensure_browser_key(),
+        target,
+        replacing=_form_match_id(),
+        defaults=i18n.default_names(),
+        rules=rules,
+        first_dealer=int(first_dealer) if first_dealer in ("1", "2") else first_dealer,
     )
     if started:
         flash(gettext("New match to %(target)s started.", target=match.target))
@@ -387,6 +445,11 @@ def _form_target() -> int | None:
         return None
     value: object = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else raw
     return scoring.parse_target(value)
+
+
+def _form_rules() -> dict[str, str] | None:
+    chosen = {name: request.form[name] for name in RULE_CHOICES if name in request.form}
+    return chosen or None
 
 
 def _form_names() -> tuple[str, str] | None:

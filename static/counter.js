@@ -63,6 +63,12 @@ function show(match) {
     board.querySelector("[data-score]").textContent = player.score;
     board.querySelector("[data-games]").textContent = player.games;
     board.querySelector("[data-winner]").hidden = match.winner !== player.seat;
+    const turn = board.querySelector("[data-turn]");
+    if (turn) {
+      turn.hidden = match.finished;
+      turn.querySelector("[data-deals]").hidden = match.dealer !== player.seat;
+      turn.querySelector("[data-leads]").hidden = match.dealer === player.seat;
+    }
     board.classList.toggle("won", match.winner === player.seat);
     for (const label of root.querySelectorAll(`[data-name="${player.seat}"]`)) {
       label.textContent = player.name;
@@ -223,8 +229,17 @@ const handlers = {
   },
   async new(form) {
     lastTap = { key: null, at: 0, requestId: null, failed: false };
-    const target = Number(new FormData(form).get("target"));
-    const match = await call("POST", "/api/matches", { target });
+    const data = new FormData(form);
+    const body = { target: Number(data.get("target")) };
+    if (data.get("first_dealer")) body.first_dealer = Number(data.get("first_dealer"));
+    const preset = words.presets[data.get("preset")];
+    if (preset) Object.assign(body, preset);
+    const match = await call("POST", "/api/matches", body);
+    const rules = [match.rules.failed_close, match.rules.wrong_claim, match.rules.next_dealer];
+    if (rules.join(" ") !== root.dataset.rules) {
+      location.reload(); // other rules, other buttons: the server draws them
+      return;
+    }
     show(match);
     tell(say(words.started, { target: match.target }));
   },

@@ -37,6 +37,7 @@ operations = st.lists(
             st.sampled_from(list(scoring.Outcome)),
         ),
         st.tuples(st.just("delete"), st.integers(1, 6)),
+        st.tuples(st.just("rules"), st.sampled_from(list(scoring.FailedClose))),
     ),
     max_size=60,
 )
@@ -59,6 +60,8 @@ def apply(operation: tuple[Any, ...]) -> None:
             matches.correct_deal(OWNER, current, operation[1], operation[2], operation[3].value)
         elif operation[0] == "delete":
             matches.delete_deal(OWNER, current, operation[1])
+        elif operation[0] == "rules":
+            matches.change_match(OWNER, current, rules={"failed_close": operation[1].value})
         else:
             matches.change_match(OWNER, current, names=[operation[1], operation[2]])
     except scoring.RuleError:

@@ -47,9 +47,9 @@ json_values = st.recursive(
     ),
     max_leaves=8,
 )
-fields = st.sampled_from(["player", "outcome", "request_id", "target", "players"]) | st.text(
-    max_size=12
-)
+fields = st.sampled_from(
+    ["player", "outcome", "request_id", "target", "players", "rules", "first_dealer"]
+) | st.text(max_size=12)
 bodies = st.dictionaries(fields, json_values, max_size=5) | json_values
 ids = st.sampled_from(["1", "2", "3", "0", "-1", "999", "2147483648", "1e3", "%00", "ab"])
 content_types = st.sampled_from(

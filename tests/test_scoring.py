@@ -227,3 +227,85 @@ def test_a_correction_that_wins_the_match_before_its_last_deal_is_refused() -> N
     deals = [score_deal(1, Outcome.SCHWARZ)] * 3 + [score_deal(2, Outcome.NORMAL)]
     with pytest.raises(scoring.CorrectionWouldEndMatch, match="already be won at deal 3"):
         scoring.replay(deals, 7)
+
+
+ALWAYS_3 = scoring.HouseRules(failed_close=scoring.FailedClose.ALWAYS_3)
+ALWAYS_2 = scoring.HouseRules(failed_close=scoring.FailedClose.ALWAYS_2)
+CLAIM_BY_TRICKS = scoring.HouseRules(wrong_claim=scoring.WrongClaim.BY_TRICKS)
+
+
+@pytest.mark.parametrize(
+    ("rules", "outcome", "points"),
+    [
+        (scoring.DEFAULT_RULES, "failed_close", 2),
+        (scoring.DEFAULT_RULES, "failed_close_no_trick", 3),
+        (scoring.DEFAULT_RULES, "wrong_claim", 2),
+        (scoring.DEFAULT_RULES, "wrong_claim_no_trick", 2),
+        (ALWAYS_3, "failed_close", 3),
+        (ALWAYS_3, "failed_close_no_trick", 3),
+        (ALWAYS_2, "failed_close", 2),
+        (ALWAYS_2, "failed_close_no_trick", 2),
+        (CLAIM_BY_TRICKS, "wrong_claim", 2),
+        (CLAIM_BY_TRICKS, "wrong_claim_no_trick", 3),
+        (ALWAYS_3, "normal", 1),
+        (CLAIM_BY_TRICKS, "schwarz", 3),
+    ],
+)
+def test_each_house_rule_sets_its_points(
+    rules: scoring.HouseRules, outcome: str, points: int
+) -> None:
+    assert score_deal(1, Outcome(outcome), rules).points == points
+
+
+@pytest.mark.parametrize(
+    ("rules", "absent"),
+    [
+        (scoring.DEFAULT_RULES, {Outcome.WRONG_CLAIM_NO_TRICK}),
+        (ALWAYS_3, {Outcome.FAILED_CLOSE_NO_TRICK, Outcome.WRONG_CLAIM_NO_TRICK}),
+        (CLAIM_BY_TRICKS, set()),
+    ],
+)
+def test_a_no_trick_button_shows_only_where_it_pays(
+    rules: scoring.HouseRules, absent: set[Outcome]
+) -> None:
+    assert set(Outcome) - set(rules.outcomes) == absent
+
+
+def test_the_pagat_preset_plays_to_7() -> None:
+    assert scoring.PRESETS["pagat66"][1] == 7
+    assert scoring.PRESETS["santase"] == (scoring.DEFAULT_RULES, 11)
+
+
+@pytest.mark.parametrize(
+    ("rule", "winners", "dealers"),
+    [
+        (scoring.NextDealer.WINNER, [2, 2, 1], [1, 2, 2, 1]),
+        (scoring.NextDealer.ALTERNATE, [2, 2, 1], [1, 2, 1, 2]),
+        (scoring.NextDealer.WINNER, [], [1]),
+    ],
+)
+def test_the_dealer_follows_the_rule(
+    rule: scoring.NextDealer, winners: list[scoring.Seat], dealers: list[int]
+) -> None:
+    deals = [score_deal(winner, Outcome.NORMAL) for winner in winners]
+    assert scoring.dealers(1, deals, rule) == dealers
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"failed_close": "always_4"}, "failed_close cannot be"),
+        ({"dealer": "winner"}, "no house rule called"),
+        ("always_3", "object of switches"),
+    ],
+)
+def test_unknown_house_rules_are_refused(value: object, message: str) -> None:
+    with pytest.raises(RuleError, match=message):
+        scoring.parse_rules(value, scoring.DEFAULT_RULES)
+
+
+def test_house_rules_change_only_what_is_named() -> None:
+    changed = scoring.parse_rules({"next_dealer": "alternate"}, ALWAYS_3)
+    assert changed == scoring.HouseRules(
+        scoring.FailedClose.ALWAYS_3, scoring.WrongClaim.ALWAYS_2, scoring.NextDealer.ALTERNATE
+    )

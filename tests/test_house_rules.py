@@ -1,0 +1,111 @@
+"""House rules per match, and who deals: through the API and the pages."""
+
+from __future__ import annotations
+
+from flask.testing import FlaskClient
+
+from helpers import api_deal, api_play, api_start, page_form, tap
+
+
+def test_a_match_starts_with_the_default_rules_and_player_1_dealing(client: FlaskClient) -> None:
+    match = api_start(client)
+    assert match["rules"] == {
+        "failed_close": "by_tricks",
+        "wrong_claim": "always_2",
+        "next_dealer": "winner",
+    }
+    assert (match["first_dealer"], match["dealer"], match["leader"]) == (1, 1, 2)
+
+
+def test_a_match_takes_its_rules_and_first_dealer(client: FlaskClient) -> None:
+    match = api_start(client, rules={"failed_close": "always_3"}, first_dealer=2)
+    assert match["rules"]["failed_close"] == "always_3"
+    assert match["dealer"] == 2
+    played = api_play(client, match["id"], (1, "failed_close"))
+    assert played["deals"][0]["points"] == 3
+
+
+def test_a_new_match_takes_the_browsers_last_choice(client: FlaskClient) -> None:
+    api_start(client, rules={"wrong_claim": "by_tricks", "next_dealer": "alternate"})
+    assert api_start(client)["rules"] == {
+        "failed_close": "by_tricks",
+        "wrong_claim": "by_tricks",
+        "next_dealer": "alternate",
+    }
+
+
+def test_changed_rules_count_from_the_next_deal(client: FlaskClient) -> None:
+    match = api_play(client, api_start(client)["id"], (1, "failed_close"))
+    changed = client.patch(
+        f"/api/matches/{match['id']}", json={"rules": {"failed_close": "always_3"}}
+    ).json
+    assert changed["deals"][0]["points"] == 2  # kept as recorded
+    later = api_play(client, match["id"], (2, "failed_close"))
+    assert [d["points"] for d in later["deals"]] == [2, 3]
+
+
+def test_the_winner_deals_next_by_default(client: FlaskClient) -> None:
+    match = api_play(client, api_start(client)["id"], (2, "normal"), (1, "normal"))
+    assert [d["dealer"] for d in match["deals"]] == [1, 2]
+    assert (match["dealer"], match["leader"]) == (1, 2)
+
+
+def test_players_deal_in_turn_when_the_rule_says_so(client: FlaskClient) -> None:
+    start = api_start(client, rules={"next_dealer": "alternate"})
+    match = api_play(client, start["id"], (2, "normal"), (2, "normal"))
+    assert [d["dealer"] for d in match["deals"]] == [1, 2]
+    assert match["dealer"] == 1
+
+
+def test_the_dealer_follows_undo_and_corrections(client: FlaskClient) -> None:
+    match = api_play(client, api_start(client)["id"], (2, "normal"), (2, "normal"))
+    assert match["dealer"] == 2
+    fixed = client.patch(f"/api/matches/{match['id']}/deals/2", json={"player": 1}).json
+    assert fixed["dealer"] == 1
+    undone = client.delete(f"/api/matches/{match['id']}/deals/last").json
+    assert undone["dealer"] == 2
+
+
+def test_bad_rules_are_refused_and_change_nothing(client: FlaskClient) -> None:
+    match = api_start(client)
+    response = client.patch(f"/api/matches/{match['id']}", json={"rules": {"ties": True}})
+    assert response.status_code == 422
+    assert client.get(f"/api/matches/{match['id']}").json == match
+    assert client.post("/api/matches", json={"first_dealer": 3}).status_code == 422
+
+
+def test_the_wrong_claim_no_trick_button_appears_with_its_rule(client: FlaskClient) -> None:
+    tap(client, 1, "normal")
+    assert 'value="wrong_claim_no_trick"' not in client.get("/").get_data(as_text=True)
+    form = page_form(client)
+    del form["request_id"]
+    client.post("/settings", data={**form, "wrong_claim": "by_tricks"})
+    page = client.get("/").get_data(as_text=True)
+    assert 'value="wrong_claim_no_trick"' in page
+    assert "House rules saved. They count from the next deal" in page
+    match = client.get("/api/matches/current").json
+    assert api_deal(client, match["id"], 2, "wrong_claim_no_trick").json["deals"][-1]["points"] == 3
+
+
+def test_the_page_marks_who_deals_and_who_leads(client: FlaskClient) -> None:
+    tap(client, 2, "normal")
+    page = client.get("/").get_data(as_text=True)
+    seat2 = page.split('data-seat="2"')[1].split("</div>")[0]
+    assert "<span data-deals >Deals next</span>" in seat2
+    assert "<span data-leads hidden>Leads next</span>" in seat2
+
+
+def test_a_new_match_from_the_pagat_preset(client: FlaskClient) -> None:
+    tap(client, 1, "normal")
+    form = page_form(client)
+    del form["request_id"]
+    client.post("/new", data={**form, "preset": "pagat66", "first_dealer": "2", "target": "11"})
+    match = client.get("/api/matches/current").json
+    assert (match["target"], match["dealer"]) == (7, 2)
+    assert match["rules"]["next_dealer"] == "winner"
+
+
+def test_the_match_page_shows_its_house_rules(client: FlaskClient) -> None:
+    match = api_start(client, rules={"failed_close": "always_2"})
+    page = client.get(f"/matches/{match['id']}").get_data(as_text=True)
+    assert "Failed close pays: always 2" in page
