@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, request, url_for
 from flask_babel import gettext
 
-from counter import i18n, matches, scoring
+from counter import archive, i18n, matches, scoring
 from counter.browser import browser_key, ensure_browser_key
 from counter.errors import error_response
 from counter.matches import MatchNotFound, MatchPage, MatchView
@@ -224,6 +224,31 @@ def delete_deal(match_id: int, number: int) -> dict[str, Any]:
     """Delete a past deal; the later deals move up a number."""
     match, _removed = matches.delete_deal(_owner_of(match_id), match_id, number)
     return match_json(match)
+
+
+@bp.get("/export")
+def export() -> dict[str, Any]:
+    """All of this browser's matches, as POST /api/import reads them."""
+    return archive.export_document(browser_key())
+
+
+@bp.post("/import")
+def import_matches() -> tuple[dict[str, Any], int]:
+    """Add the matches of an export this browser lacks; ``?dry_run=1`` only reports."""
+    raw = request.get_data(cache=True)
+    if not request.is_json:
+        abort(415)
+    checked = archive.read_document(raw)
+    if request.args.get("dry_run") in {"1", "true"}:
+        report = archive.preview(browser_key(), checked)
+        status = 200
+    else:
+        report = archive.import_matches(ensure_browser_key(), checked)
+        status = 201 if report.new else 200
+    return {
+        "new": [match["uid"] for match in report.new],
+        "present": [match["uid"] for match in report.present],
+    }, status
 
 
 def _owner_of(match_id: int) -> str:

@@ -27,8 +27,18 @@ def select_language() -> str:
 
 
 def explain(error: RuleError) -> str:
-    """A refusal from the rules or the service, in the request's language."""
-    return str(gettext(error.message, **error.params) if error.params else gettext(error.message))
+    """A refusal from the rules or the service, in the request's language.
+
+    A refusal may carry another as a detail (which match of a file, and why): both
+    are translated.
+    """
+    if not error.params:
+        return str(gettext(error.message))
+    params = {
+        name: explain(value) if isinstance(value, RuleError) else value
+        for name, value in error.params.items()
+    }
+    return str(gettext(error.message, **params))
 
 
 def default_names() -> tuple[str, str]:

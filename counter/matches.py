@@ -132,7 +132,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _writes(service: Callable[P, R]) -> Callable[P, R]:
+def writes(service: Callable[P, R]) -> Callable[P, R]:
     """Run a service in a write transaction; a refusal rolls back, so it changes nothing."""
 
     @functools.wraps(service)
@@ -457,7 +457,7 @@ def _page_games(owner: str | None, rows: list[_Summary]) -> list[tuple[int, int]
     return games
 
 
-@_writes
+@writes
 def start_match(
     owner: str,
     target: object = DEFAULT_TARGET,
@@ -511,7 +511,7 @@ def _check_request_id(request_id: object) -> str | None:
     return request_id
 
 
-@_writes
+@writes
 def record_deal(
     owner: str,
     match_id: int | None,
@@ -590,7 +590,7 @@ def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) 
     return False
 
 
-@_writes
+@writes
 def undo_last_deal(
     owner: str, match_id: int, number: int | None = None
 ) -> tuple[MatchView, DealView]:
@@ -615,7 +615,7 @@ def undo_last_deal(
     return _full_view(match, earlier), removed
 
 
-@_writes
+@writes
 def change_match(
     owner: str,
     match_id: int | None,
@@ -655,7 +655,7 @@ def _numbered(match: Match, number: object) -> Deal:
     )
 
 
-@_writes
+@writes
 def correct_deal(
     owner: str, match_id: int, number: int, player: object = None, outcome: object = None
 ) -> tuple[MatchView, DealView]:
@@ -683,7 +683,7 @@ def correct_deal(
     return view, view.deals[number - 1]  # type: ignore[index]
 
 
-@_writes
+@writes
 def delete_deal(owner: str, match_id: int, number: int) -> tuple[MatchView, DealView]:
     """Remove a past deal; the later ones move up a number, totals and winner follow.
 

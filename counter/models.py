@@ -7,6 +7,7 @@ by :mod:`counter.scoring`.
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -61,9 +62,12 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
         CheckConstraint("won_by IN (1, 2)", name="ck_match_won_by"),
         CheckConstraint("first_dealer IN (1, 2)", name="ck_match_first_dealer"),
+        # A match keeps its uid through export and import: importing twice adds nothing.
+        UniqueConstraint("owner", "uid", name="uq_match_owner_uid"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    uid: Mapped[str] = mapped_column(String(32), default=lambda: uuid.uuid4().hex)
     owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
     player1: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH), default=DEFAULT_NAMES[0])
     player2: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH), default=DEFAULT_NAMES[1])

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import secrets
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,7 +25,7 @@ from flask import (
 from flask_babel import gettext, lazy_gettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, matches, scoring
+from counter import archive, i18n, matches, scoring
 from counter.browser import browser_key, ensure_browser_key
 from counter.errors import error_response
 from counter.matches import DealView, MatchNotFound, MatchView
@@ -79,8 +82,12 @@ PRESET_NAMES = {
 }
 
 
+IMPORT_LIMIT_BYTES = 8 * 1024 * 1024  # years of matches; every other request stays at 64 KB
+
+
 def init_app(app: Flask) -> None:
     """Make the game's words available to every template, imported macros included."""
+    app.before_request(_allow_large_imports)
     app.jinja_env.globals.update(
         outcomes=list(Outcome),
         outcome_name=outcome_name,
@@ -91,6 +98,13 @@ def init_app(app: Flask) -> None:
         rule_names=RULE_NAMES,
         preset_names=PRESET_NAMES,
     )
+
+
+def _allow_large_imports() -> None:
+    # Registered before CSRF protection reads the form, so the limit applies to it.
+    if request.endpoint in {"web.import_preview", "web.import_confirm"}:
+        request.max_content_length = IMPORT_LIMIT_BYTES
+        request.max_form_memory_size = IMPORT_LIMIT_BYTES
 
 
 def _translated(table: dict[Outcome, Any], key: str) -> dict[Outcome, str]:
@@ -349,6 +363,70 @@ def _match_page(match: MatchView) -> str:
     if match.id == matches.current_match_id(browser_key()):
         return url_for("web.home")
     return url_for("web.show_match", match_id=match.id)
+
+
+@bp.get("/export.csv")
+def export_csv() -> Response:
+    """Every deal of this browser's matches, one row each, for a spreadsheet."""
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(archive.export_rows(browser_key()))
+    return _download(buffer.getvalue(), "csv", "text/csv")
+
+
+@bp.get("/export.json")
+def export_json() -> Response:
+    """This browser's matches, to import into another browser."""
+    body = json.dumps(archive.export_document(browser_key()), ensure_ascii=False, indent=1)
+    return _download(body, "json", "application/json")
+
+
+def _download(body: str, extension: str, mimetype: str) -> Response:
+    response = Response(body, mimetype=mimetype)
+    name = f"santase-matches-{datetime.now(UTC):%Y-%m-%d}.{extension}"
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@bp.get("/import")
+def import_form() -> str:
+    """Choose an exported file to bring its matches into this browser."""
+    return render_template("import.html", report=None, payload=None, error=None)
+
+
+@bp.post("/import")
+def import_preview() -> tuple[str, int]:
+    """Check the file and show what it would add; nothing is stored yet."""
+    upload = request.files.get("archive")
+    try:
+        if upload is None or not upload.filename:
+            raise RuleError(scoring.N_("Choose the exported file first."))
+        raw = upload.read()
+        checked = archive.read_document(raw)
+    except RuleError as error:
+        page = render_template("import.html", report=None, payload=None, error=i18n.explain(error))
+        return page, 422
+    report = archive.preview(browser_key(), checked)
+    page = render_template("import.html", report=report, payload=raw.decode("utf-8"), error=None)
+    return page, 200
+
+
+@bp.post("/import/confirm")
+def import_confirm() -> Response | tuple[str, int]:
+    """Store the previewed matches; those already here are skipped."""
+    try:
+        checked = archive.read_document(request.form.get("payload", ""))
+    except RuleError as error:
+        page = render_template("import.html", report=None, payload=None, error=i18n.explain(error))
+        return page, 422
+    report = archive.import_matches(ensure_browser_key(), checked)
+    flash(
+        gettext(
+            "Imported %(new)s matches; %(present)s were already here.",
+            new=len(report.new),
+            present=len(report.present),
+        )
+    )
+    return redirect(url_for("web.history"))
 
 
 @bp.get("/robots.txt")

@@ -48,7 +48,11 @@ def latin_words(page: str) -> set[str]:
     text = " ".join(parser.words)
     # Player names, the language's own name, units, identifiers and proper names stay Latin.
     allowed = {"English", "UTC", "Ivan", "Maria", "JSON", "Content", "Type", "application", "json"}
-    allowed |= {"Pagat"}  # the name of a set of rules (pagat.com), like a player's name
+    allowed |= {
+        "Pagat",
+        "CSV",
+        "uid",
+    }  # the name of a set of rules (pagat.com), like a player's name
     return {word for word in re.findall(r"[A-Za-z]{2,}", text) if word not in allowed}
 
 
