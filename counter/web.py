@@ -25,7 +25,7 @@ from flask import (
 from flask_babel import gettext, lazy_gettext
 from werkzeug.wrappers import Response
 
-from counter import archive, i18n, matches, scoring
+from counter import archive, i18n, matches, scoring, statistics
 from counter.browser import browser_key, ensure_browser_key
 from counter.errors import error_response
 from counter.matches import DealView, MatchNotFound, MatchView
@@ -363,6 +363,12 @@ def _match_page(match: MatchView) -> str:
     if match.id == matches.current_match_id(browser_key()):
         return url_for("web.home")
     return url_for("web.show_match", match_id=match.id)
+
+
+@bp.get("/statistics")
+def statistics_page() -> str:
+    """Each pair of players' record in this browser, with a small chart of how deals were won."""
+    return render_template("statistics.html", pairs=statistics.statistics(browser_key()))
 
 
 @bp.get("/export.csv")

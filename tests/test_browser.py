@@ -394,7 +394,16 @@ def test_the_service_worker_keeps_the_shell_for_offline_use(browser: Browser, se
     context.close()
 
 
-PAGES = ["/", "/matches", "/rules", "/matches/{id}", "/nowhere"]
+PAGES = [
+    "/",
+    "/matches",
+    "/rules",
+    "/matches/{id}",
+    "/matches/{id}/deals/1",
+    "/statistics",
+    "/import",
+    "/nowhere",
+]
 
 
 @pytest.mark.parametrize("locale", ["en-GB", "bg-BG"])

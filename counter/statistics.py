@@ -1,0 +1,92 @@
+"""Statistics of a browser's matches, per pair of players, derived from the deals."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+
+from counter import scoring
+from counter.models import Deal, Match, db
+from counter.scoring import Outcome
+
+
+@dataclass
+class PlayerStats:
+    name: str
+    matches_won: int = 0
+    deals_won: Counter[Outcome] = field(default_factory=Counter)
+    longest_run: int = 0  # most matches won in a row against this opponent
+
+    @property
+    def deal_count(self) -> int:
+        return sum(self.deals_won.values())
+
+
+@dataclass
+class PairStats:
+    """Two players' record against each other in this browser."""
+
+    players: tuple[PlayerStats, PlayerStats]
+    matches: int = 0
+    finished: int = 0
+    deals: int = 0
+
+    @property
+    def deals_per_match(self) -> float:
+        return self.deals / self.matches if self.matches else 0.0
+
+    @property
+    def longest_bar(self) -> int:
+        """The most deals either player won by any one outcome (at least 1), to scale a chart."""
+        return max([1, *self.players[0].deals_won.values(), *self.players[1].deals_won.values()])
+
+    def player(self, name: str) -> PlayerStats:
+        return self.players[0] if self.players[0].name == name else self.players[1]
+
+
+def statistics(owner: str | None) -> list[PairStats]:
+    """Every pair of players of this browser, the pair with the most matches first."""
+    if owner is None:
+        return []
+    matches = db.session.execute(
+        select(Match.id, Match.player1, Match.player2, Match.won_by)
+        .where(Match.owner == owner)
+        .order_by(Match.id)
+    ).all()
+    deals = db.session.execute(
+        select(Deal.match_id, Deal.player, Deal.outcome, func.count())
+        .join(Match, Match.id == Deal.match_id)
+        .where(Match.owner == owner)
+        .group_by(Deal.match_id, Deal.player, Deal.outcome)
+    ).all()
+    per_match: dict[int, list[tuple[int, str, int]]] = {}
+    for match_id, player, outcome, count in deals:
+        per_match.setdefault(match_id, []).append((player, outcome, count))
+
+    pairs: dict[frozenset[str], PairStats] = {}
+    runs: dict[str, int] = {}
+    for match_id, first, second, won_by in matches:
+        names = (first, second)
+        key = frozenset(names)
+        pair = pairs.get(key)
+        if pair is None:
+            pair = pairs[key] = PairStats((PlayerStats(first), PlayerStats(second)))
+        pair.matches += 1
+        for seat, outcome, count in per_match.get(match_id, []):
+            pair.player(names[seat - 1]).deals_won[Outcome(outcome)] += count
+            pair.deals += count
+        if won_by is not None:
+            pair.finished += 1
+            winner = pair.player(names[scoring.parse_seat(won_by) - 1])
+            loser = pair.player(names[2 - won_by])
+            winner.matches_won += 1
+            runs[_run_key(key, winner.name)] = run = runs.get(_run_key(key, winner.name), 0) + 1
+            winner.longest_run = max(winner.longest_run, run)
+            runs[_run_key(key, loser.name)] = 0
+    return sorted(pairs.values(), key=lambda pair: -pair.matches)
+
+
+def _run_key(pair: frozenset[str], name: str) -> str:
+    return "\0".join([*sorted(pair), name])

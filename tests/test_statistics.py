@@ -1,0 +1,53 @@
+"""Statistics per pair of players, derived from this browser's deals."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from counter import statistics
+from counter.browser import SESSION_KEY
+from counter.scoring import Outcome
+
+from helpers import api_play, api_start, win_match
+
+
+def owner_of(client: FlaskClient) -> str:
+    with client.session_transaction() as session:
+        return str(session[SESSION_KEY])
+
+
+def test_a_pair_record_counts_matches_deals_and_runs(app: Flask, client: FlaskClient) -> None:
+    for winner in (1, 1, 2, 1, 1, 1):
+        match = api_start(client, target=7, players=["Ivan", "Maria"])
+        win_match(client, match["id"], player=winner, target=7)
+    open_match = api_start(client)
+    api_play(client, open_match["id"], (2, "wrong_claim"), (1, "failed_close"))
+    api_start(client, players=["Ivan", "Petar"])
+    with app.app_context():
+        pairs = statistics.statistics(owner_of(client))
+    assert [(p.players[0].name, p.players[1].name, p.matches) for p in pairs] == [
+        ("Ivan", "Maria", 7),
+        ("Ivan", "Petar", 1),
+    ]
+    ivan, maria = pairs[0].players
+    assert (ivan.matches_won, maria.matches_won) == (5, 1)
+    assert (ivan.longest_run, maria.longest_run) == (3, 1)
+    assert ivan.deals_won[Outcome.SCHWARZ] == 15
+    assert ivan.deals_won[Outcome.FAILED_CLOSE] == 1
+    assert maria.deals_won[Outcome.WRONG_CLAIM] == 1
+    assert pairs[0].finished == 6
+    assert round(pairs[0].deals_per_match, 2) == round(20 / 7, 2)
+
+
+def test_the_page_shows_each_pair_and_a_chart(client: FlaskClient) -> None:
+    match = api_start(client, target=7, players=["Иван", "Мария"])
+    win_match(client, match["id"], player=2, target=7)
+    page = client.get("/statistics").get_data(as_text=True)
+    assert '<h2 id="pair-1">Иван – Мария</h2>' in page
+    assert '<svg class="chart"' in page
+    assert 'class="bar2" x="125" y="62" width="170.0"' in page  # 3 schwarz: the longest bar
+
+
+def test_a_browser_without_matches_is_told_so(client: FlaskClient) -> None:
+    assert "No matches yet." in client.get("/statistics").get_data(as_text=True)
