@@ -53,6 +53,9 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
         static_folder=_shipped_folder("static"),
     )
     configure(app, test_config, production=production)
+    # Templates are indented for people; phones need not download the indentation.
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
     db.init_app(app)
     migrate.init_app(app, db)
     app.url_map.converters["match_id"] = PositiveIdConverter

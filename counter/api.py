@@ -226,6 +226,12 @@ def delete_deal(match_id: int, number: int) -> dict[str, Any]:
     return match_json(match)
 
 
+@bp.get("/shared/<token>")
+def shared_match(token: str) -> dict[str, Any]:
+    """The match a share link shows, read-only."""
+    return match_json(matches.shared_match(token))
+
+
 @bp.get("/export")
 def export() -> dict[str, Any]:
     """All of this browser's matches, as POST /api/import reads them."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -703,3 +704,40 @@ def delete_deal(owner: str, match_id: int, number: int) -> tuple[MatchView, Deal
     match.won_by = after.winner
     db.session.commit()
     return _full_view(match, earlier), removed
+
+
+@writes
+def share_match(owner: str, match_id: int) -> str:
+    """The read-only link token of a match, made on first use."""
+    match, _earlier = _load(owner, match_id, for_update=True)
+    if match.share_token is None:
+        match.share_token = secrets.token_urlsafe(16)
+        db.session.commit()
+    return match.share_token
+
+
+@writes
+def stop_sharing(owner: str, match_id: int) -> None:
+    """Revoke the share link: it shows nothing from now on."""
+    match, _earlier = _load(owner, match_id, for_update=True)
+    match.share_token = None
+    db.session.commit()
+
+
+def share_token(owner: str | None, match_id: int) -> str | None:
+    """The match's current share token, if it is shared."""
+    if owner is None:
+        return None
+    return db.session.scalar(
+        select(Match.share_token).where(Match.id == match_id, Match.owner == owner)
+    )
+
+
+def shared_match(token: str) -> MatchView:
+    """The match a share link shows; 404 once the link is revoked."""
+    row = db.session.execute(
+        select(Match.owner, Match.id).where(Match.share_token == token)
+    ).one_or_none()
+    if row is None:
+        raise MatchNotFound(N_("This match is not shared any more."))
+    return _full_view(*_load(row.owner, row.id))

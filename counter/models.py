@@ -64,6 +64,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         CheckConstraint("first_dealer IN (1, 2)", name="ck_match_first_dealer"),
         # A match keeps its uid through export and import: importing twice adds nothing.
         UniqueConstraint("owner", "uid", name="uq_match_owner_uid"),
+        UniqueConstraint("share_token", name="uq_match_share_token"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -83,6 +84,8 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     wrong_claim: Mapped[str] = mapped_column(String(16), default="always_2")
     next_dealer: Mapped[str] = mapped_column(String(16), default="winner")
     first_dealer: Mapped[int] = mapped_column(SmallInteger, default=1)
+    # While set, /shared/<share_token> shows the match, read-only, to anyone with the link.
+    share_token: Mapped[str | None] = mapped_column(String(32))
 
     deals: Mapped[list[Deal]] = relationship(
         back_populates="match",
@@ -137,6 +140,21 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     corrected_at: Mapped[datetime | None]
 
     match: Mapped[Match] = relationship(back_populates="deals")
+
+
+class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
+    """A one-time link that moves a browser's key, and so its matches, to another device.
+
+    Only a hash of the token is kept: the link itself exists only on the two screens.
+    """
+
+    __tablename__ = "device_link"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    used_at: Mapped[datetime | None]
 
 
 def tune_sqlite(engine: Engine) -> None:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+import segno
 from flask import (
     Blueprint,
     Flask,
@@ -20,13 +21,15 @@ from flask import (
     redirect,
     render_template,
     request,
+    session,
     url_for,
 )
 from flask_babel import gettext, lazy_gettext
+from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from counter import archive, i18n, matches, scoring, statistics
-from counter.browser import browser_key, ensure_browser_key
+from counter import archive, devices, i18n, matches, scoring, statistics
+from counter.browser import SESSION_KEY, browser_key, ensure_browser_key
 from counter.errors import error_response
 from counter.matches import DealView, MatchNotFound, MatchView
 from counter.scoring import TARGETS, Outcome, RuleConflict, RuleError
@@ -293,8 +296,17 @@ def history() -> str:
 def show_match(match_id: int) -> str:
     """One match with all its deals and running totals."""
     match = matches.get_match(browser_key(), match_id)
-    is_current = match.id == matches.current_match_id(browser_key())
-    return render_template("match.html", match=match, is_current=is_current)
+    owner = browser_key()
+    is_current = match.id == matches.current_match_id(owner)
+    token = matches.share_token(owner, match_id)
+    share_url = None if token is None else url_for("web.shared", token=token, _external=True)
+    return render_template(
+        "match.html",
+        match=match,
+        is_current=is_current,
+        share_url=share_url,
+        qr=None if share_url is None else qr_svg(share_url),
+    )
 
 
 @bp.get("/matches/<match_id:match_id>/deals/<number:number>")
@@ -369,6 +381,70 @@ def _match_page(match: MatchView) -> str:
 def statistics_page() -> str:
     """Each pair of players' record in this browser, with a small chart of how deals were won."""
     return render_template("statistics.html", pairs=statistics.statistics(browser_key()))
+
+
+@bp.post("/device-link")
+def device_link() -> str:
+    """A one-time link (and its QR code) that moves this browser's matches to another device."""
+    token = devices.create_device_link(ensure_browser_key())
+    url = url_for("web.continue_here", token=token, _external=True)
+    return render_template("device.html", url=url, qr=qr_svg(url))
+
+
+@bp.get("/continue/<token>")
+def continue_here(token: str) -> tuple[str, int]:
+    """Ask before taking over the other device's matches (a GET writes nothing)."""
+    try:
+        devices.check_device_link(token)
+    except RuleError as error:
+        return render_template("continue.html", token=None, error=i18n.explain(error)), 410
+    return render_template("continue.html", token=token, error=None), 200
+
+
+@bp.post("/continue/<token>")
+def take_over(token: str) -> Response | tuple[str, int]:
+    """Spend the link: this device now holds the other's key, and so its matches."""
+    try:
+        owner = devices.use_device_link(token)
+    except RuleError as error:
+        return render_template("continue.html", token=None, error=i18n.explain(error)), 410
+    session[SESSION_KEY] = owner
+    session.permanent = True
+    flash(gettext("This device now continues the matches of the other one."))
+    return redirect(url_for("web.home"))
+
+
+@bp.post("/matches/<match_id:match_id>/share")
+def share_match(match_id: int) -> Response:
+    """Make (or keep) the read-only link to this match."""
+    owner = browser_key()
+    if owner is None:
+        raise MatchNotFound.with_id(match_id)
+    matches.share_match(owner, match_id)
+    return redirect(url_for("web.show_match", match_id=match_id))
+
+
+@bp.post("/matches/<match_id:match_id>/share/stop")
+def stop_sharing(match_id: int) -> Response:
+    """Revoke the read-only link: it shows nothing from now on."""
+    owner = browser_key()
+    if owner is None:
+        raise MatchNotFound.with_id(match_id)
+    matches.stop_sharing(owner, match_id)
+    flash(gettext("The share link no longer works."))
+    return redirect(url_for("web.show_match", match_id=match_id))
+
+
+@bp.get("/shared/<token>")
+def shared(token: str) -> str:
+    """One match, read-only, for the other player's phone; it refreshes itself."""
+    return render_template("shared.html", match=matches.shared_match(token))
+
+
+def qr_svg(text: str) -> Markup:
+    """``text`` as a QR code in inline SVG, drawn here: no image service is asked."""
+    code = segno.make(text, error="m")
+    return Markup(code.svg_inline(scale=4, dark="#000", light="#fff", omitsize=True))
 
 
 @bp.get("/export.csv")

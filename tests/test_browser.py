@@ -402,6 +402,7 @@ PAGES = [
     "/matches/{id}/deals/1",
     "/statistics",
     "/import",
+    "/continue/unknown",
     "/nowhere",
 ]
 

@@ -163,6 +163,7 @@ def full_bulgarian_tour(client: FlaskClient) -> list[str]:
         client.get("/matches").get_data(as_text=True),
         client.get(f"/matches/{match['id']}").get_data(as_text=True),
         client.get("/statistics").get_data(as_text=True),
+        client.get("/continue/unknown").get_data(as_text=True),
         client.get("/import").get_data(as_text=True),
         client.get(f"/matches/{match['id']}/deals/1").get_data(as_text=True),
         client.get("/matches/999").get_data(as_text=True),

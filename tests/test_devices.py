@@ -1,0 +1,128 @@
+"""Continuing on another device (once, within 15 minutes) and read-only share links."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import update
+
+from counter.models import DeviceLink, db, utcnow
+
+from helpers import api_deal, api_play, api_start, submit
+
+
+def make_link(client: FlaskClient) -> str:
+    page = submit(client, "/device-link").get_data(as_text=True)
+    found = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
+    assert found, "no link on the page"
+    assert "<svg" in page  # the QR code, drawn by the app
+    return found.group(1)
+
+
+def test_a_device_link_moves_the_matches_to_another_device(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    match = api_play(client, api_start(client, players=["Ivan", "Maria"])["id"], (1, "normal"))
+    link = make_link(client)
+    assert "Continue here" in other_client.get(link).get_data(as_text=True)
+    assert submit(other_client, link).status_code == 302
+    assert other_client.get("/api/matches/current").json == match
+
+
+def test_opening_the_link_changes_nothing_until_confirmed(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_start(client)
+    link = make_link(client)
+    other_client.get(link)
+    other_client.get(link)
+    assert other_client.get("/api/matches/current").status_code == 404
+    assert submit(other_client, link).status_code == 302  # still unused
+
+
+def test_a_device_link_works_once(
+    app: Flask, client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_start(client)
+    link = make_link(client)
+    submit(other_client, link)
+    third = app.test_client()
+    response = submit(third, link)
+    assert response.status_code == 410
+    assert "used already" in response.get_data(as_text=True)
+    assert third.get("/api/matches/current").status_code == 404
+
+
+def test_a_device_link_expires_after_15_minutes(
+    app: Flask, client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_start(client)
+    link = make_link(client)
+    with app.app_context():
+        db.session.execute(update(DeviceLink).values(created_at=utcnow() - timedelta(minutes=16)))
+        db.session.commit()
+    assert "has expired" in other_client.get(link).get_data(as_text=True)
+    assert submit(other_client, link).status_code == 410
+    assert other_client.get("/api/matches/current").status_code == 404
+
+
+def test_an_unknown_link_is_refused(client: FlaskClient) -> None:
+    response = client.get("/continue/not-a-real-token")
+    assert response.status_code == 410
+    assert "does not exist" in response.get_data(as_text=True)
+
+
+def shared_path(client: FlaskClient, match_id: int) -> str:
+    submit(client, f"/matches/{match_id}/share")
+    page = client.get(f"/matches/{match_id}").get_data(as_text=True)
+    found = re.search(r'href="http://localhost(/shared/[^"]+)"', page)
+    assert found, "no share link on the match page"
+    return found.group(1)
+
+
+def test_a_share_link_shows_the_live_score_to_another_phone(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    match = api_start(client, players=["Ivan", "Maria"])
+    path = shared_path(client, match["id"])
+    api_deal(client, match["id"], 2, "schwarz")
+    page = other_client.get(path).get_data(as_text=True)
+    assert '<meta http-equiv="refresh" content="10">' in page
+    assert "<span data-score>3</span>" in page
+    token = path.rsplit("/", 1)[1]
+    assert other_client.get(f"/api/shared/{token}").json["players"][1]["score"] == 3
+
+
+def test_a_share_link_cannot_change_anything(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    match = api_play(client, api_start(client)["id"], (1, "normal"))
+    token = shared_path(client, match["id"]).rsplit("/", 1)[1]
+    page = other_client.get(f"/shared/{token}").get_data(as_text=True)
+    assert "<form" not in page.split("<main>")[1].split("</main>")[0]
+    for method in ("post", "patch", "delete", "put"):
+        assert getattr(other_client, method)(f"/api/shared/{token}", json={}).status_code == 405
+    assert (
+        other_client.post(
+            f"/api/matches/{match['id']}/deals", json={"player": 1, "outcome": "normal"}
+        ).status_code
+        == 404
+    )
+    assert client.get(f"/api/matches/{match['id']}").json == match
+
+
+def test_a_revoked_share_link_shows_nothing(client: FlaskClient, other_client: FlaskClient) -> None:
+    match = api_start(client)
+    path = shared_path(client, match["id"])
+    submit(client, f"/matches/{match['id']}/share/stop")
+    assert other_client.get(path).status_code == 404
+    assert "Make a read-only link" in client.get(f"/matches/{match['id']}").get_data(as_text=True)
+
+
+def test_only_the_owner_can_share(client: FlaskClient, other_client: FlaskClient) -> None:
+    match = api_start(client)
+    api_start(other_client)
+    assert submit(other_client, f"/matches/{match['id']}/share").status_code == 404
