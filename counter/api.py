@@ -161,7 +161,7 @@ def show_match(match_id: int) -> dict[str, Any]:
 @bp.patch("/matches/<match_id:match_id>")
 def change_match(match_id: int) -> dict[str, Any]:
     """Switch the target or rename the players."""
-    body = json_body(frozenset({"target", "players", "rules"}))
+    body = json_body(frozenset({"target", "players", "rules", "first_dealer"}))
     owner = _owner_of(match_id)
     return match_json(
         matches.change_match(
@@ -171,6 +171,7 @@ def change_match(match_id: int) -> dict[str, Any]:
             body.get("players"),
             i18n.default_names(),
             body.get("rules"),
+            body.get("first_dealer"),
         )
     )
 

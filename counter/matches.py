@@ -624,6 +624,7 @@ def change_match(
     names: object = None,
     defaults: tuple[str, str] = DEFAULT_NAMES,
     rules: object = None,
+    first_dealer: object = None,
 ) -> MatchView:
     """Switch the target and/or rename the players, as long as the match would not end by it.
 
@@ -638,6 +639,11 @@ def change_match(
     if rules is not None:
         # Deals keep the points they were given: new rules count from the next deal.
         match.rules = scoring.parse_rules(rules, match.rules)
+    if first_dealer is not None:
+        dealer = scoring.parse_seat(first_dealer)
+        if match.deals and dealer != match.first_dealer:
+            raise RuleConflict(N_("Who dealt first can only be changed before the first deal."))
+        match.first_dealer = dealer
     match.player1, match.player2 = current.names
     match.target = current.target
     match.won_by = current.winner  # a raised target reopens the match

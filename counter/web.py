@@ -219,21 +219,31 @@ def change_match() -> Response:
     target = _form_target()
     names = _form_names()
     rules = _form_rules()
-    if target is None and names is None and rules is None:
+    preset = _form_preset()
+    if preset is not None:
+        rules, target = preset
+    first_dealer = _form_seat("first_dealer") if "first_dealer" in request.form else None
+    if target is None and names is None and rules is None and first_dealer is None:
         abort(400, description=gettext("Choose a target or enter the players' names."))
     matches.change_match(
-        ensure_browser_key(), _form_match_id(), target, names, i18n.default_names(), rules
+        ensure_browser_key(),
+        _form_match_id(),
+        target,
+        names,
+        i18n.default_names(),
+        rules,
+        first_dealer,
     )
-    if target is not None:
-        flash(gettext("The match is now played to %(target)s.", target=target))
-    elif rules is not None:
+    if rules is not None or first_dealer is not None:
         flash(
             gettext(
                 "House rules saved. They count from the next deal; "
                 "the deals recorded keep their points."
             )
         )
-    else:
+    if target is not None:
+        flash(gettext("The match is now played to %(target)s.", target=target))
+    if names is not None:
         flash(gettext("Names saved."))
     return redirect(url_for("web.home"))
 
@@ -243,20 +253,17 @@ def start_match() -> Response:
     """Start a new match with the same two players, to the target chosen."""
     target = _form_target() or scoring.DEFAULT_TARGET
     rules = _form_rules()
-    preset = request.form.get("preset", "")
-    if preset in scoring.PRESETS:
-        preset_rules, target = scoring.PRESETS[preset]
-        rules = {name: getattr(preset_rules, name).value for name in RULE_CHOICES}
-    elif preset:
-        abort(400, description=gettext("There is no such set of house rules."))
-    first_dealer = request.form.get("first_dealer")
+    preset = _form_preset()
+    if preset is not None:
+        rules, target = preset
+    first_dealer = _form_seat("first_dealer") if "first_dealer" in request.form else None
     match, started = matches.start_match(
         ensure_browser_key(),
         target,
         replacing=_form_match_id(),
         defaults=i18n.default_names(),
         rules=rules,
-        first_dealer=int(first_dealer) if first_dealer in ("1", "2") else first_dealer,
+        first_dealer=first_dealer,
     )
     if started:
         flash(gettext("New match to %(target)s started.", target=match.target))
@@ -593,8 +600,8 @@ def _form_number(field: str) -> int | None:
     return int(raw)
 
 
-def _form_seat() -> int:
-    raw = request.form.get("player", "")
+def _form_seat(field: str = "player") -> int:
+    raw = request.form.get(field, "")
     seat: object = int(raw) if raw in ("1", "2") else raw
     return scoring.parse_seat(seat)
 
@@ -605,6 +612,17 @@ def _form_target() -> int | None:
         return None
     value: object = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else raw
     return scoring.parse_target(value)
+
+
+def _form_preset() -> tuple[dict[str, str], int] | None:
+    """The rules and target of the preset chosen in the form, if one was."""
+    name = request.form.get("preset", "")
+    if not name:
+        return None
+    if name not in scoring.PRESETS:
+        abort(400, description=gettext("There is no such set of house rules."))
+    rules, target = scoring.PRESETS[name]
+    return {switch: getattr(rules, switch).value for switch in RULE_CHOICES}, target
 
 
 def _form_rules() -> dict[str, str] | None:

@@ -109,3 +109,22 @@ def test_the_match_page_shows_its_house_rules(client: FlaskClient) -> None:
     match = api_start(client, rules={"failed_close": "always_2"})
     page = client.get(f"/matches/{match['id']}").get_data(as_text=True)
     assert "Failed close pays: always 2" in page
+
+
+def test_pagat_66_can_be_picked_before_the_first_deal(client: FlaskClient) -> None:
+    form = page_form(client)
+    del form["request_id"]
+    client.post("/settings", data={**form, "preset": "pagat66", "first_dealer": "2"})
+    match = client.get("/api/matches/current").json
+    assert (match["target"], match["dealer"], match["deals"]) == (7, 2, [])
+    page = client.get("/").get_data(as_text=True)
+    assert "<strong data-target>7</strong>" in page
+
+
+def test_who_deals_first_is_fixed_once_a_deal_is_recorded(client: FlaskClient) -> None:
+    match = api_start(client)
+    assert client.patch(f"/api/matches/{match['id']}", json={"first_dealer": 2}).json["dealer"] == 2
+    api_deal(client, match["id"], 1, "normal")
+    refused = client.patch(f"/api/matches/{match['id']}", json={"first_dealer": 1})
+    assert refused.status_code == 409
+    assert "before the first deal" in refused.json["error"]
