@@ -47,6 +47,12 @@ class MatchNotFound(RuleError):
 class DealNotFound(MatchNotFound):
     """The match has no deal with that number."""
 
+    @classmethod
+    def with_number(cls, match_id: int | None, number: object) -> DealNotFound:
+        return cls(
+            N_("Match %(id)s has no deal %(number)s."), id=match_id, number=scoring.shown(number)
+        )
+
 
 class NothingToUndo(RuleConflict):
     """Undo was asked of a match without deals."""
@@ -657,9 +663,7 @@ def _numbered(match: Match, number: object) -> Deal:
         for deal in match.deals:
             if deal.number == number:
                 return deal
-    raise DealNotFound(
-        N_("Match %(id)s has no deal %(number)s."), id=match.id, number=scoring.shown(number)
-    )
+    raise DealNotFound.with_number(match.id, number)
 
 
 @writes

@@ -325,9 +325,7 @@ def edit_deal(match_id: int, number: int) -> tuple[str, int]:
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>")
 def correct_deal(match_id: int, number: int) -> Response | tuple[str, int]:
     """Save the corrected player and outcome of a past deal."""
-    owner = browser_key()
-    if owner is None:
-        raise MatchNotFound.with_id(match_id)
+    owner = _owner_of(match_id)
     try:
         match, deal = matches.correct_deal(
             owner, match_id, number, _form_seat(), request.form.get("outcome")
@@ -345,9 +343,7 @@ def correct_deal(match_id: int, number: int) -> Response | tuple[str, int]:
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>/delete")
 def delete_deal(match_id: int, number: int) -> Response | tuple[str, int]:
     """Delete a past deal; the later deals move up a number."""
-    owner = browser_key()
-    if owner is None:
-        raise MatchNotFound.with_id(match_id)
+    owner = _owner_of(match_id)
     try:
         match, removed = matches.delete_deal(owner, match_id, number)
     except MatchNotFound:
@@ -363,9 +359,7 @@ def delete_deal(match_id: int, number: int) -> Response | tuple[str, int]:
 def _render_edit(match: MatchView, number: int, error: RuleError | None = None) -> tuple[str, int]:
     deals = match.deals or ()
     if not 1 <= number <= len(deals):
-        raise matches.DealNotFound(
-            scoring.N_("Match %(id)s has no deal %(number)s."), id=match.id, number=number
-        )
+        raise matches.DealNotFound.with_number(match.id, number)
     page = render_template(
         "deal.html",
         match=match,
@@ -424,9 +418,7 @@ def take_over(token: str) -> Response | tuple[str, int]:
 @bp.post("/matches/<match_id:match_id>/share")
 def share_match(match_id: int) -> Response:
     """Make (or keep) the read-only link to this match."""
-    owner = browser_key()
-    if owner is None:
-        raise MatchNotFound.with_id(match_id)
+    owner = _owner_of(match_id)
     matches.share_match(owner, match_id)
     return redirect(url_for("web.show_match", match_id=match_id))
 
@@ -434,9 +426,7 @@ def share_match(match_id: int) -> Response:
 @bp.post("/matches/<match_id:match_id>/share/stop")
 def stop_sharing(match_id: int) -> Response:
     """Revoke the read-only link: it shows nothing from now on."""
-    owner = browser_key()
-    if owner is None:
-        raise MatchNotFound.with_id(match_id)
+    owner = _owner_of(match_id)
     matches.stop_sharing(owner, match_id)
     flash(gettext("The share link no longer works."))
     return redirect(url_for("web.show_match", match_id=match_id))
@@ -571,6 +561,14 @@ def service_worker() -> Response:
     response = current_app.send_static_file("sw.js")
     response.headers["Cache-Control"] = "no-cache"
     return response
+
+
+def _owner_of(match_id: int) -> str:
+    """This browser's key; a browser without one has no matches, so the match is not found."""
+    owner = browser_key()
+    if owner is None:
+        raise MatchNotFound.with_id(match_id)
+    return owner
 
 
 def _local_path(target: str | None) -> str:
