@@ -68,6 +68,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
             "failed_close": match.rules.failed_close.value,
             "wrong_claim": match.rules.wrong_claim.value,
             "next_dealer": match.rules.next_dealer.value,
+            "ties": match.rules.ties.value,
         },
         "first_dealer": match.first_dealer,
         "created_at": _timestamp(match.created_at),
@@ -180,14 +181,15 @@ def change_match(match_id: int) -> dict[str, Any]:
 def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]:
     """Record a deal; a repeated ``request_id`` returns the match without recording again."""
     body = json_body(frozenset({"player", "outcome", "request_id"}))
-    for field in ("player", "outcome"):
+    required = ("outcome",) if body.get("outcome") == "tie" else ("player", "outcome")
+    for field in required:
         if field not in body:
             abort(422, description=gettext("Say which %(field)s the deal is for.", field=field))
     owner = _owner_of(match_id)
     match, recorded = matches.record_deal(
         owner,
         match_id,
-        body["player"],
+        body.get("player"),
         body["outcome"],
         body.get("request_id"),
         i18n.default_names(),

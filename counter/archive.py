@@ -36,6 +36,7 @@ CSV_HEADER = [
     "failed_close",
     "wrong_claim",
     "next_dealer",
+    "ties",
     "first_dealer",
     "deal",
     "seat",
@@ -89,6 +90,7 @@ def export_document(owner: str | None) -> dict[str, Any]:
                     "failed_close": match.failed_close,
                     "wrong_claim": match.wrong_claim,
                     "next_dealer": match.next_dealer,
+                    "ties": match.ties,
                 },
                 "first_dealer": match.first_dealer,
                 "created_at": _moment(match.created_at),
@@ -115,7 +117,9 @@ def export_rows(owner: str | None) -> Iterator[Sequence[object]]:
     for match in _owned(owner):
         results = [
             scoring.DealResult(
-                scoring.parse_seat(deal.player), scoring.Outcome(deal.outcome), deal.points
+                None if deal.player is None else scoring.parse_seat(deal.player),
+                scoring.Outcome(deal.outcome),
+                deal.points,
             )
             for deal in match.deals
         ]
@@ -130,10 +134,11 @@ def export_rows(owner: str | None) -> Iterator[Sequence[object]]:
                 match.failed_close,
                 match.wrong_claim,
                 match.next_dealer,
+                match.ties,
                 match.first_dealer,
                 deal.number,
-                deal.player,
-                match.names[deal.player - 1],
+                deal.player or "",
+                "" if deal.player is None else match.names[deal.player - 1],
                 deal.outcome,
                 deal.points,
                 after.scores[0],
@@ -202,8 +207,10 @@ def _checked_deal(number: int, deal: object) -> tuple[scoring.DealResult, dict[s
     points = deal["points"]
     if not isinstance(points, int) or isinstance(points, bool) or not 0 <= points <= 3:
         raise RuleError(N_("Deal %(number)s has impossible points."), number=number)
+    outcome = scoring.parse_outcome(deal["outcome"])
+    tie = outcome is scoring.Outcome.TIE and deal["player"] is None
     result = scoring.DealResult(
-        scoring.parse_seat(deal["player"]), scoring.parse_outcome(deal["outcome"]), points
+        None if tie else scoring.parse_seat(deal["player"]), outcome, points
     )
     times = {
         "created_at": _parse_moment(deal["created_at"]),

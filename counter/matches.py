@@ -73,7 +73,7 @@ class PlayerView:
 @dataclass(frozen=True)
 class DealView:
     number: int
-    player: Seat
+    player: Seat | None  # None for a tied deal
     outcome: Outcome
     points: int
     scores: tuple[int, int]
@@ -244,6 +244,7 @@ def _page_summaries(owner: str, offset: int, limit: int) -> list[_Summary]:
             Match.failed_close,
             Match.wrong_claim,
             Match.next_dealer,
+            Match.ties,
             Match.first_dealer,
         )
         .join(page, page.c.id == Match.id)
@@ -265,8 +266,9 @@ def _page_summaries(owner: str, offset: int, limit: int) -> list[_Summary]:
                 scoring.FailedClose(row[10]),
                 scoring.WrongClaim(row[11]),
                 scoring.NextDealer(row[12]),
+                scoring.Ties(row[13]),
             ),
-            first_dealer=scoring.parse_seat(row[13]),
+            first_dealer=scoring.parse_seat(row[14]),
         )
         for row in rows
     ]
@@ -340,7 +342,7 @@ def _full_view(match: Match, earlier: tuple[int, int] | None = None) -> MatchVie
 
 def _deal_result(deal: Deal) -> scoring.DealResult:
     return scoring.DealResult(
-        player=scoring.parse_seat(deal.player),
+        player=None if deal.player is None else scoring.parse_seat(deal.player),
         outcome=Outcome(deal.outcome),
         points=deal.points,
     )
@@ -533,7 +535,8 @@ def record_deal(
     A ``request_id`` seen before in this match records nothing and returns the
     match as it is, so a double tap or a retried request counts once.
     """
-    seat, kind = scoring.parse_seat(player), scoring.parse_outcome(outcome)
+    kind = scoring.parse_outcome(outcome)
+    seat = _seat_for(kind, player)
     request = _check_request_id(request_id)
     for attempt in range(3):
         if attempt:
@@ -564,6 +567,13 @@ def record_deal(
             continue
         return _full_view(match, earlier), True
     raise RuleConflict(N_("The match changed while this deal was being recorded; try again."))
+
+
+def _seat_for(outcome: Outcome, player: object) -> Seat | None:
+    """The receiving seat; a tie has none (score_deal says so if one is sent)."""
+    if outcome is Outcome.TIE and player is None:
+        return None
+    return scoring.parse_seat(player)
 
 
 def _load_or_start(
@@ -678,11 +688,10 @@ def correct_deal(
     """
     match, earlier = _load(owner, match_id, for_update=True)
     deal = _numbered(match, number)
-    result = scoring.score_deal(
-        scoring.parse_seat(deal.player if player is None else player),
-        scoring.parse_outcome(deal.outcome if outcome is None else outcome),
-        match.rules,
-    )
+    kind = scoring.parse_outcome(deal.outcome if outcome is None else outcome)
+    if player is None and kind is not Outcome.TIE:
+        player = deal.player
+    result = scoring.score_deal(_seat_for(kind, player), kind, match.rules)
     results = [result if each is deal else _deal_result(each) for each in match.deals]
     after = scoring.replay(results, match.target, match.names)
     if (deal.player, deal.outcome, deal.points) != (result.player, result.outcome, result.points):

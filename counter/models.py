@@ -32,6 +32,7 @@ from counter.scoring import (
     FailedClose,
     HouseRules,
     NextDealer,
+    Ties,
     WrongClaim,
 )
 
@@ -83,6 +84,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     failed_close: Mapped[str] = mapped_column(String(16), default="by_tricks")
     wrong_claim: Mapped[str] = mapped_column(String(16), default="always_2")
     next_dealer: Mapped[str] = mapped_column(String(16), default="winner")
+    ties: Mapped[str] = mapped_column(String(16), default="not_recorded")
     first_dealer: Mapped[int] = mapped_column(SmallInteger, default=1)
     # While set, /shared/<share_token> shows the match, read-only, to anyone with the link.
     share_token: Mapped[str | None] = mapped_column(String(32))
@@ -104,6 +106,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
             FailedClose(self.failed_close),
             WrongClaim(self.wrong_claim),
             NextDealer(self.next_dealer),
+            Ties(self.ties),
         )
 
     @rules.setter
@@ -111,6 +114,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         self.failed_close = rules.failed_close.value
         self.wrong_claim = rules.wrong_claim.value
         self.next_dealer = rules.next_dealer.value
+        self.ties = rules.ties.value
 
 
 class Deal(db.Model):  # type: ignore[name-defined,misc]
@@ -120,7 +124,7 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         UniqueConstraint("match_id", "number", name="uq_deal_match_number"),
         UniqueConstraint("match_id", "request_id", name="uq_deal_match_request"),
-        CheckConstraint("player IN (1, 2)", name="ck_deal_player"),
+        CheckConstraint("player IN (1, 2)", name="ck_deal_player"),  # NULL passes: a tie
         CheckConstraint("number >= 1", name="ck_deal_number"),
         CheckConstraint("points >= 0", name="ck_deal_points"),
     )
@@ -128,7 +132,7 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     match_id: Mapped[int] = mapped_column(ForeignKey("match.id", ondelete="CASCADE"))
     number: Mapped[int]
-    player: Mapped[int] = mapped_column(SmallInteger)
+    player: Mapped[int | None] = mapped_column(SmallInteger)  # None for a tied deal
     outcome: Mapped[str] = mapped_column(String(32))
     # Kept as given when recorded, so that a later change of rules never
     # rewrites a finished tally.

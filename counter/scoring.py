@@ -34,6 +34,7 @@ class Outcome(StrEnum):
     FAILED_CLOSE_NO_TRICK = "failed_close_no_trick"
     WRONG_CLAIM = "wrong_claim"
     WRONG_CLAIM_NO_TRICK = "wrong_claim_no_trick"
+    TIE = "tie"  # 65:65, where a house rule lets it be recorded: nobody receives points
 
 
 class FailedClose(StrEnum):
@@ -49,6 +50,13 @@ class WrongClaim(StrEnum):
 
     ALWAYS_2 = "always_2"
     BY_TRICKS = "by_tricks"  # 2, or 3 if the receiver had no trick yet
+
+
+class Ties(StrEnum):
+    """Whether a deal that ends 65:65 is recorded."""
+
+    NOT_RECORDED = "not_recorded"
+    NO_POINTS = "no_points"  # recorded: no points to anyone, and the same dealer deals again
 
 
 class NextDealer(StrEnum):
@@ -67,6 +75,7 @@ POINTS: dict[Outcome, int] = {
     Outcome.FAILED_CLOSE_NO_TRICK: 3,
     Outcome.WRONG_CLAIM: 2,
     Outcome.WRONG_CLAIM_NO_TRICK: 2,
+    Outcome.TIE: 0,
 }
 
 
@@ -77,6 +86,7 @@ class HouseRules:
     failed_close: FailedClose = FailedClose.BY_TRICKS
     wrong_claim: WrongClaim = WrongClaim.ALWAYS_2
     next_dealer: NextDealer = NextDealer.WINNER
+    ties: Ties = Ties.NOT_RECORDED
 
     def points(self, outcome: Outcome) -> int:
         """Game points the receiving player gets for ``outcome`` under these rules."""
@@ -97,6 +107,8 @@ class HouseRules:
             hidden.add(Outcome.FAILED_CLOSE_NO_TRICK)
         if self.wrong_claim is not WrongClaim.BY_TRICKS:
             hidden.add(Outcome.WRONG_CLAIM_NO_TRICK)
+        if self.ties is Ties.NOT_RECORDED:
+            hidden.add(Outcome.TIE)
         return [outcome for outcome in Outcome if outcome not in hidden]
 
 
@@ -224,9 +236,9 @@ def parse_names(
 
 @dataclass(frozen=True)
 class DealResult:
-    """One recorded deal as the rules see it."""
+    """One recorded deal as the rules see it; a tied deal has no receiving player."""
 
-    player: Seat
+    player: Seat | None
     outcome: Outcome
     points: int
 
@@ -267,6 +279,8 @@ class Standing:
                 score=f"{self.scores[0]}:{self.scores[1]}",
             )
         first, second = self.scores
+        if deal.player is None:
+            return self
         if deal.player == 1:
             first += deal.points
         else:
@@ -295,8 +309,17 @@ class Standing:
         return Standing(self.scores, target, self.names)
 
 
-def score_deal(player: Seat, outcome: Outcome, rules: HouseRules = DEFAULT_RULES) -> DealResult:
-    """Score one deal for the player who receives the game points."""
+def score_deal(
+    player: Seat | None, outcome: Outcome, rules: HouseRules = DEFAULT_RULES
+) -> DealResult:
+    """Score one deal for the player who receives the game points (none for a tie)."""
+    if outcome is Outcome.TIE:
+        if rules.ties is Ties.NOT_RECORDED:
+            raise RuleError(N_("Tied deals are not recorded under this match's house rules."))
+        if player is not None:
+            raise RuleError(N_("A tied deal gives nobody points: leave the player out."))
+    elif player is None:
+        raise RuleError(N_("Say which player the deal is for."))
     return DealResult(player=player, outcome=outcome, points=rules.points(outcome))
 
 
@@ -308,7 +331,8 @@ def dealers(first: Seat, deals: Sequence[DealResult], rule: NextDealer) -> list[
     dealer = first
     sequence = [dealer]
     for deal in deals:
-        dealer = deal.player if rule is NextDealer.WINNER else other(dealer)
+        if deal.player is not None:  # after a tie the same player deals again
+            dealer = deal.player if rule is NextDealer.WINNER else other(dealer)
         sequence.append(dealer)
     return sequence
 
@@ -319,10 +343,15 @@ def other(seat: Seat) -> Seat:
 
 
 def parse_rules(value: object, base: HouseRules) -> HouseRules:
-    """House rules from ``{"failed_close"?, "wrong_claim"?, "next_dealer"?}`` over ``base``."""
+    """House rules from a dict of switches (see ``switches``) over ``base``."""
     if not isinstance(value, dict):
         raise RuleError(N_("Send the house rules as an object of switches."))
-    switches = {"failed_close": FailedClose, "wrong_claim": WrongClaim, "next_dealer": NextDealer}
+    switches: dict[str, type[StrEnum]] = {
+        "failed_close": FailedClose,
+        "wrong_claim": WrongClaim,
+        "next_dealer": NextDealer,
+        "ties": Ties,
+    }
     unknown = sorted(set(value) - set(switches))
     if unknown:
         raise RuleError(N_("There is no house rule called %(name)s."), name=shown(unknown[0]))

@@ -61,7 +61,7 @@ def statistics(owner: str | None) -> list[PairStats]:
         .where(Match.owner == owner)
         .group_by(Deal.match_id, Deal.player, Deal.outcome)
     ).all()
-    per_match: dict[int, list[tuple[int, str, int]]] = {}
+    per_match: dict[int, list[tuple[int | None, str, int]]] = {}
     for match_id, player, outcome, count in deals:
         per_match.setdefault(match_id, []).append((player, outcome, count))
 
@@ -75,8 +75,9 @@ def statistics(owner: str | None) -> list[PairStats]:
             pair = pairs[key] = PairStats((PlayerStats(first), PlayerStats(second)))
         pair.matches += 1
         for seat, outcome, count in per_match.get(match_id, []):
-            pair.player(names[seat - 1]).deals_won[Outcome(outcome)] += count
             pair.deals += count
+            if seat is not None:  # a tie is nobody's deal
+                pair.player(names[seat - 1]).deals_won[Outcome(outcome)] += count
         if won_by is not None:
             pair.finished += 1
             winner = pair.player(names[scoring.parse_seat(won_by) - 1])

@@ -48,6 +48,7 @@ OUTCOME_NAMES = {
     Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("Close failed, no trick"),
     Outcome.WRONG_CLAIM: lazy_gettext("Wrong 66"),
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Wrong 66, no trick"),
+    Outcome.TIE: lazy_gettext("Tie"),
 }
 OUTCOME_HINTS = {
     Outcome.NORMAL: lazy_gettext("opponent has 33 or more"),
@@ -57,6 +58,7 @@ OUTCOME_HINTS = {
     Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("you had no trick at closing"),
     Outcome.WRONG_CLAIM: lazy_gettext("opponent claimed 66 wrongly"),
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("same, you had no trick yet"),
+    Outcome.TIE: lazy_gettext("65:65: no points, the same dealer deals again"),
 }
 # The house rules' switches, as the settings and the match page name them.
 RULE_CHOICES = {
@@ -73,11 +75,16 @@ RULE_CHOICES = {
         scoring.NextDealer.WINNER: lazy_gettext("the winner of the deal"),
         scoring.NextDealer.ALTERNATE: lazy_gettext("each player in turn"),
     },
+    "ties": {
+        scoring.Ties.NOT_RECORDED: lazy_gettext("not recorded"),
+        scoring.Ties.NO_POINTS: lazy_gettext("recorded: no points, same dealer"),
+    },
 }
 RULE_NAMES = {
     "failed_close": lazy_gettext("Failed close pays"),
     "wrong_claim": lazy_gettext("Wrong 66 claim pays"),
     "next_dealer": lazy_gettext("Next deal is dealt by"),
+    "ties": lazy_gettext("A tied deal (65:65) is"),
 }
 PRESET_NAMES = {
     "santase": lazy_gettext("Santase (to 11)"),
@@ -179,8 +186,8 @@ def home() -> tuple[str, int]:
 
 @bp.post("/deals")
 def record_deal() -> Response:
-    """Record one deal for the player who receives the game points."""
-    player = _form_seat()
+    """Record one deal for the player who receives the game points (nobody, for a tie)."""
+    player = _correction_seat()  # the seat, or none for a tie
     outcome = scoring.parse_outcome(request.form.get("outcome"))
     match, recorded = matches.record_deal(
         ensure_browser_key(),
@@ -328,7 +335,7 @@ def correct_deal(match_id: int, number: int) -> Response | tuple[str, int]:
     owner = _owner_of(match_id)
     try:
         match, deal = matches.correct_deal(
-            owner, match_id, number, _form_seat(), request.form.get("outcome")
+            owner, match_id, number, _correction_seat(), request.form.get("outcome")
         )
     except MatchNotFound:
         raise
@@ -521,7 +528,9 @@ def rules() -> str:
 
 
 def deal_note(match: MatchView, deal: DealView) -> str:
-    """ "+2 Иван · Schneider": what a deal gave whom, for confirmations."""
+    """Like "+2 Иван · Schneider": what a deal gave whom ("Tie" for a tie)."""
+    if deal.player is None:
+        return outcome_name(deal.outcome)
     name = match.players[deal.player - 1].name
     return f"+{deal.points} {name} · {outcome_name(deal.outcome)}"
 
@@ -602,6 +611,11 @@ def _form_seat(field: str = "player") -> int:
     raw = request.form.get(field, "")
     seat: object = int(raw) if raw in ("1", "2") else raw
     return scoring.parse_seat(seat)
+
+
+def _correction_seat() -> int | None:
+    """The seat a deal or correction names; a tie names none."""
+    return None if request.form.get("outcome") == Outcome.TIE.value else _form_seat()
 
 
 def _form_target() -> int | None:

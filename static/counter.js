@@ -80,7 +80,7 @@ function show(match) {
 
   const rows = match.deals.toReversed().map((deal) => {
     const row = document.createElement("tr");
-    const name = match.players[deal.player - 1].name;
+    const name = deal.player ? match.players[deal.player - 1].name : null;
     const fix = document.createElement("a");
     fix.className = "fix";
     fix.href = `/matches/${match.id}/deals/${deal.number}`;
@@ -97,7 +97,7 @@ function show(match) {
     number.append(fix);
     row.append(
       number,
-      cell(`+${deal.points} ${name}`, `seat${deal.player}`),
+      name ? cell(`+${deal.points} ${name}`, `seat${deal.player}`) : cell("±0"),
       why,
       cell(deal.scores[0], "num"),
       cell(deal.scores[1], "num"),
@@ -184,7 +184,7 @@ async function recordDeal(player, outcome) {
   try {
     const matchId = await currentMatchId();
     match = await call("POST", `/api/matches/${matchId}/deals`, {
-      player: Number(player), outcome, request_id: tap.requestId,
+      player: player ? Number(player) : null, outcome, request_id: tap.requestId,
     });
   } catch (error) {
     tap.failed = true;
@@ -197,6 +197,7 @@ async function recordDeal(player, outcome) {
 }
 
 function describe(match, deal) {
+  if (!deal.player) return words.outcomes[deal.outcome]; // a tie: nobody's points
   return say(words.note, {
     points: deal.points, name: match.players[deal.player - 1].name,
     outcome: words.outcomes[deal.outcome],

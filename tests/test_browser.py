@@ -249,6 +249,19 @@ def test_a_deal_entered_wrong_is_corrected_from_the_list(page: Page) -> None:
     expect(page.locator(".deals .corrected")).to_have_count(1)
 
 
+def test_a_tie_is_recorded_where_the_house_rules_allow_it(page: Page) -> None:
+    page.goto("/")
+    tap(page, 1, "normal")
+    page.select_option("#rule-ties", "no_points")
+    page.locator(".rules-form button").click()
+    expect(page.locator(".tie button")).to_be_visible()
+    rows = page.locator(".deals tbody tr")
+    page.locator(".tie button").click()
+    expect(rows).to_have_count(2)
+    expect(page.locator(".messages")).to_contain_text("Tie")
+    assert (score(page, 1), score(page, 2)) == ("1", "0")
+
+
 def test_a_reload_keeps_everything(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "schwarz")

@@ -38,6 +38,8 @@ operations = st.lists(
         ),
         st.tuples(st.just("delete"), st.integers(1, 6)),
         st.tuples(st.just("rules"), st.sampled_from(list(scoring.FailedClose))),
+        st.tuples(st.just("ties"), st.sampled_from(list(scoring.Ties))),
+        st.tuples(st.just("tie")),
     ),
     max_size=60,
 )
@@ -60,6 +62,10 @@ def apply(operation: tuple[Any, ...]) -> None:
             matches.correct_deal(OWNER, current, operation[1], operation[2], operation[3].value)
         elif operation[0] == "delete":
             matches.delete_deal(OWNER, current, operation[1])
+        elif operation[0] == "ties":
+            matches.change_match(OWNER, current, rules={"ties": operation[1].value})
+        elif operation[0] == "tie":
+            matches.record_deal(OWNER, current, None, "tie")
         elif operation[0] == "rules":
             matches.change_match(OWNER, current, rules={"failed_close": operation[1].value})
         else:

@@ -13,6 +13,7 @@ def test_a_match_starts_with_the_default_rules_and_player_1_dealing(client: Flas
         "failed_close": "by_tricks",
         "wrong_claim": "always_2",
         "next_dealer": "winner",
+        "ties": "not_recorded",
     }
     assert (match["first_dealer"], match["dealer"], match["leader"]) == (1, 1, 2)
 
@@ -31,6 +32,7 @@ def test_a_new_match_takes_the_browsers_last_choice(client: FlaskClient) -> None
         "failed_close": "by_tricks",
         "wrong_claim": "by_tricks",
         "next_dealer": "alternate",
+        "ties": "not_recorded",
     }
 
 
@@ -128,3 +130,37 @@ def test_who_deals_first_is_fixed_once_a_deal_is_recorded(client: FlaskClient) -
     refused = client.patch(f"/api/matches/{match['id']}", json={"first_dealer": 1})
     assert refused.status_code == 409
     assert "before the first deal" in refused.json["error"]
+
+
+def test_a_tie_is_recorded_where_the_rules_say_so(client: FlaskClient) -> None:
+    match = api_start(client, rules={"ties": "no_points"}, first_dealer=2)
+    response = client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
+    assert response.status_code == 201
+    deal = response.json["deals"][0]
+    assert (deal["player"], deal["points"], deal["dealer"]) == (None, 0, 2)
+    assert response.json["dealer"] == 2  # the same dealer deals again
+    assert [p["score"] for p in response.json["players"]] == [0, 0]
+
+
+def test_a_tie_is_refused_where_the_rules_do_not_record_it(client: FlaskClient) -> None:
+    match = api_start(client)
+    response = client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
+    assert response.status_code == 422
+    assert "not recorded" in response.json["error"]
+    assert client.get(f"/api/matches/{match['id']}").json["deals"] == []
+
+
+def test_the_tie_button_records_a_tie_from_the_page(client: FlaskClient) -> None:
+    tap(client, 1, "normal")
+    assert 'value="tie"' not in client.get("/").get_data(as_text=True)
+    form = page_form(client)
+    del form["request_id"]
+    client.post("/settings", data={**form, "ties": "no_points"})
+    form = page_form(client)
+    assert client.post("/deals", data={**form, "player": "", "outcome": "tie"}).status_code == 302
+    page = client.get("/").get_data(as_text=True)
+    assert '<p class="message">Tie</p>' in page
+    assert [d["outcome"] for d in client.get("/api/matches/current").json["deals"]] == [
+        "normal",
+        "tie",
+    ]

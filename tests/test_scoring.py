@@ -260,9 +260,9 @@ def test_each_house_rule_sets_its_points(
 @pytest.mark.parametrize(
     ("rules", "absent"),
     [
-        (scoring.DEFAULT_RULES, {Outcome.WRONG_CLAIM_NO_TRICK}),
-        (ALWAYS_3, {Outcome.FAILED_CLOSE_NO_TRICK, Outcome.WRONG_CLAIM_NO_TRICK}),
-        (CLAIM_BY_TRICKS, set()),
+        (scoring.DEFAULT_RULES, {Outcome.WRONG_CLAIM_NO_TRICK, Outcome.TIE}),
+        (ALWAYS_3, {Outcome.FAILED_CLOSE_NO_TRICK, Outcome.WRONG_CLAIM_NO_TRICK, Outcome.TIE}),
+        (CLAIM_BY_TRICKS, {Outcome.TIE}),
     ],
 )
 def test_a_no_trick_button_shows_only_where_it_pays(
@@ -307,5 +307,38 @@ def test_unknown_house_rules_are_refused(value: object, message: str) -> None:
 def test_house_rules_change_only_what_is_named() -> None:
     changed = scoring.parse_rules({"next_dealer": "alternate"}, ALWAYS_3)
     assert changed == scoring.HouseRules(
-        scoring.FailedClose.ALWAYS_3, scoring.WrongClaim.ALWAYS_2, scoring.NextDealer.ALTERNATE
+        scoring.FailedClose.ALWAYS_3,
+        scoring.WrongClaim.ALWAYS_2,
+        scoring.NextDealer.ALTERNATE,
+        scoring.Ties.NOT_RECORDED,
     )
+
+
+TIES = scoring.HouseRules(ties=scoring.Ties.NO_POINTS)
+
+
+def test_a_tied_deal_gives_nobody_points_where_the_rules_record_it() -> None:
+    tie = score_deal(None, Outcome.TIE, TIES)
+    assert (tie.player, tie.points) == (None, 0)
+    assert standing([score_deal(1, Outcome.NORMAL), tie], 11).scores == (1, 0)
+
+
+def test_a_tied_deal_is_refused_where_the_rules_do_not_record_it() -> None:
+    with pytest.raises(RuleError, match="not recorded"):
+        score_deal(None, Outcome.TIE)
+
+
+def test_a_tied_deal_names_no_player() -> None:
+    with pytest.raises(RuleError, match="leave the player out"):
+        score_deal(1, Outcome.TIE, TIES)
+
+
+@pytest.mark.parametrize("rule", list(scoring.NextDealer))
+def test_after_a_tie_the_same_player_deals_again(rule: scoring.NextDealer) -> None:
+    deals = [score_deal(None, Outcome.TIE, TIES), score_deal(None, Outcome.TIE, TIES)]
+    assert scoring.dealers(2, deals, rule) == [2, 2, 2]
+
+
+def test_the_tie_button_shows_only_where_ties_are_recorded() -> None:
+    assert Outcome.TIE not in scoring.DEFAULT_RULES.outcomes
+    assert Outcome.TIE in TIES.outcomes
