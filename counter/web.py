@@ -187,7 +187,7 @@ def home() -> tuple[str, int]:
 @bp.post("/deals")
 def record_deal() -> Response:
     """Record one deal for the player who receives the game points (nobody, for a tie)."""
-    player = _correction_seat()  # the seat, or none for a tie
+    player = _form_receiver()  # the seat, or none for a tie
     outcome = scoring.parse_outcome(request.form.get("outcome"))
     match, recorded = matches.record_deal(
         ensure_browser_key(),
@@ -335,7 +335,7 @@ def correct_deal(match_id: int, number: int) -> Response | tuple[str, int]:
     owner = _owner_of(match_id)
     try:
         match, deal = matches.correct_deal(
-            owner, match_id, number, _correction_seat(), request.form.get("outcome")
+            owner, match_id, number, _form_receiver(), request.form.get("outcome")
         )
     except MatchNotFound:
         raise
@@ -613,8 +613,8 @@ def _form_seat(field: str = "player") -> int:
     return scoring.parse_seat(seat)
 
 
-def _correction_seat() -> int | None:
-    """The seat a deal or correction names; a tie names none."""
+def _form_receiver() -> int | None:
+    """The seat that receives the points of a deal in the form; a tie has none."""
     return None if request.form.get("outcome") == Outcome.TIE.value else _form_seat()
 
 
