@@ -20,7 +20,7 @@ from werkzeug.routing import IntegerConverter
 
 from counter import api, errors, health, i18n, security, web
 from counter.config import configure
-from counter.models import db, tune_sqlite
+from counter.models import MAX_ID, db, tune_sqlite
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MIGRATIONS_DIR = PACKAGE_DIR / "migrations"
@@ -32,7 +32,7 @@ class PositiveIdConverter(IntegerConverter):
     """A positive id that fits every database's integer column; larger ones simply do not match."""
 
     def __init__(self, map: Any) -> None:  # noqa: A002 - Werkzeug's parameter name
-        super().__init__(map, min=1, max=2**31 - 1)
+        super().__init__(map, min=1, max=MAX_ID)
 
 
 def _shipped_folder(name: str) -> str:

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, abort, request, url_for
 from flask_babel import gettext
 
 from counter import archive, i18n, matches, scoring
-from counter.browser import browser_key, ensure_browser_key
+from counter.browser import browser_key, ensure_browser_key, owner_of
 from counter.errors import error_response
 from counter.matches import MatchNotFound, MatchPage, MatchView
 from counter.scoring import RuleConflict, RuleError
@@ -163,7 +163,7 @@ def show_match(match_id: int) -> dict[str, Any]:
 def change_match(match_id: int) -> dict[str, Any]:
     """Switch the target or rename the players."""
     body = json_body(frozenset({"target", "players", "rules", "first_dealer"}))
-    owner = _owner_of(match_id)
+    owner = owner_of(match_id)
     return match_json(
         matches.change_match(
             owner,
@@ -185,7 +185,7 @@ def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | d
     for field in required:
         if field not in body:
             abort(422, description=gettext("Say which %(field)s the deal is for.", field=field))
-    owner = _owner_of(match_id)
+    owner = owner_of(match_id)
     match, recorded = matches.record_deal(
         owner,
         match_id,
@@ -205,7 +205,7 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
     if number is not None and not (number.isascii() and number.isdigit() and len(number) < 10):
         abort(400, description=gettext("number must be a whole number from 1 up."))
     match, _removed = matches.undo_last_deal(
-        _owner_of(match_id), match_id, None if number is None else int(number)
+        owner_of(match_id), match_id, None if number is None else int(number)
     )
     return match_json(match)
 
@@ -217,7 +217,7 @@ def correct_deal(match_id: int, number: int) -> dict[str, Any]:
     if not body:
         abort(422, description=gettext("Send the player, the outcome, or both."))
     match, _deal = matches.correct_deal(
-        _owner_of(match_id), match_id, number, body.get("player"), body.get("outcome")
+        owner_of(match_id), match_id, number, body.get("player"), body.get("outcome")
     )
     return match_json(match)
 
@@ -225,7 +225,7 @@ def correct_deal(match_id: int, number: int) -> dict[str, Any]:
 @bp.delete("/matches/<match_id:match_id>/deals/<number:number>")
 def delete_deal(match_id: int, number: int) -> dict[str, Any]:
     """Delete a past deal; the later deals move up a number."""
-    match, _removed = matches.delete_deal(_owner_of(match_id), match_id, number)
+    match, _removed = matches.delete_deal(owner_of(match_id), match_id, number)
     return match_json(match)
 
 
@@ -258,13 +258,6 @@ def import_matches() -> tuple[dict[str, Any], int]:
         "new": [match["uid"] for match in report.new],
         "present": [match["uid"] for match in report.present],
     }, status
-
-
-def _owner_of(match_id: int) -> str:
-    owner = browser_key()
-    if owner is None:
-        raise MatchNotFound.with_id(match_id)
-    return owner
 
 
 @bp.errorhandler(RuleError)

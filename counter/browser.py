@@ -6,6 +6,8 @@ import secrets
 
 from flask import session
 
+from counter.matches import MatchNotFound
+
 SESSION_KEY = "browser"
 
 
@@ -13,6 +15,14 @@ def browser_key() -> str | None:
     """This browser's key, or None before it has recorded anything."""
     key = session.get(SESSION_KEY)
     return key if isinstance(key, str) and key else None
+
+
+def owner_of(match_id: int) -> str:
+    """This browser's key; a browser without one has no matches, so the match is not found."""
+    owner = browser_key()
+    if owner is None:
+        raise MatchNotFound.with_id(match_id)
+    return owner
 
 
 def ensure_browser_key() -> str:

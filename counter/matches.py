@@ -14,9 +14,20 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar
 
-from sqlalchemy import ScalarSelect, Select, String, and_, bindparam, case, func, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    ScalarSelect,
+    Select,
+    String,
+    and_,
+    bindparam,
+    case,
+    func,
+    or_,
+    select,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased, selectinload
 
@@ -170,6 +181,14 @@ def _series_wins(owner: str, names: tuple[str, str], up_to: int) -> dict[str, in
     return {name: count for name, count in db.session.execute(_series_query(), values)}
 
 
+def _same_series(match: Any, first: Any, second: Any) -> ColumnElement[bool]:
+    """``match`` is between the names ``first`` and ``second``, in either seat: one series."""
+    return or_(
+        and_(match.player1 == first, match.player2 == second),
+        and_(match.player1 == second, match.player2 == first),
+    )
+
+
 @functools.cache
 def _series_query() -> Select[str, int]:
     winner = case((Match.won_by == 1, Match.player1), else_=Match.player2)
@@ -180,10 +199,7 @@ def _series_query() -> Select[str, int]:
             Match.owner == bindparam("owner"),
             Match.id <= bindparam("up_to"),
             Match.won_by.is_not(None),
-            or_(
-                and_(Match.player1 == first, Match.player2 == second),
-                and_(Match.player1 == second, Match.player2 == first),
-            ),
+            _same_series(Match, first, second),
         )
         .group_by(winner)
     )
@@ -193,19 +209,15 @@ def _earlier_wins(seat: Seat) -> ScalarSelect[int]:
     """For a match being loaded: its seat's player's wins in the series before it."""
     earlier = aliased(Match)
     player = Match.player1 if seat == 1 else Match.player2
+    winner = case((earlier.won_by == 1, earlier.player1), else_=earlier.player2)
     return (
         select(func.count())
         .where(
             earlier.owner == Match.owner,
             earlier.id < Match.id,
-            or_(
-                and_(earlier.won_by == 1, earlier.player1 == player),
-                and_(earlier.won_by == 2, earlier.player2 == player),
-            ),
-            or_(
-                and_(earlier.player1 == Match.player1, earlier.player2 == Match.player2),
-                and_(earlier.player1 == Match.player2, earlier.player2 == Match.player1),
-            ),
+            earlier.won_by.is_not(None),
+            winner == player,
+            _same_series(earlier, Match.player1, Match.player2),
         )
         .correlate(Match)
         .scalar_subquery()

@@ -37,6 +37,7 @@ from counter.scoring import (
 )
 
 OWNER_KEY_LENGTH = 64
+MAX_ID = 2**31 - 1  # the largest id every supported database's INTEGER column holds
 REQUEST_ID_MAX_LENGTH = 64
 
 

@@ -29,14 +29,14 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from counter import archive, devices, i18n, matches, scoring, statistics
-from counter.browser import SESSION_KEY, browser_key, ensure_browser_key
+from counter.browser import SESSION_KEY, browser_key, ensure_browser_key, owner_of
 from counter.errors import error_response
 from counter.matches import DealView, MatchNotFound, MatchView
+from counter.models import MAX_ID
 from counter.scoring import TARGETS, Outcome, RuleConflict, RuleError
 
 bp = Blueprint("web", __name__)
 
-MAX_FORM_ID = 2**31 - 1
 
 # What each outcome is called on its button, and when to tap it, seen from
 # the player who receives the points.
@@ -332,7 +332,7 @@ def edit_deal(match_id: int, number: int) -> tuple[str, int]:
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>")
 def correct_deal(match_id: int, number: int) -> Response | tuple[str, int]:
     """Save the corrected player and outcome of a past deal."""
-    owner = _owner_of(match_id)
+    owner = owner_of(match_id)
     try:
         match, deal = matches.correct_deal(
             owner, match_id, number, _form_receiver(), request.form.get("outcome")
@@ -350,7 +350,7 @@ def correct_deal(match_id: int, number: int) -> Response | tuple[str, int]:
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>/delete")
 def delete_deal(match_id: int, number: int) -> Response | tuple[str, int]:
     """Delete a past deal; the later deals move up a number."""
-    owner = _owner_of(match_id)
+    owner = owner_of(match_id)
     try:
         match, removed = matches.delete_deal(owner, match_id, number)
     except MatchNotFound:
@@ -425,7 +425,7 @@ def take_over(token: str) -> Response | tuple[str, int]:
 @bp.post("/matches/<match_id:match_id>/share")
 def share_match(match_id: int) -> Response:
     """Make (or keep) the read-only link to this match."""
-    owner = _owner_of(match_id)
+    owner = owner_of(match_id)
     matches.share_match(owner, match_id)
     return redirect(url_for("web.show_match", match_id=match_id))
 
@@ -433,7 +433,7 @@ def share_match(match_id: int) -> Response:
 @bp.post("/matches/<match_id:match_id>/share/stop")
 def stop_sharing(match_id: int) -> Response:
     """Revoke the read-only link: it shows nothing from now on."""
-    owner = _owner_of(match_id)
+    owner = owner_of(match_id)
     matches.stop_sharing(owner, match_id)
     flash(gettext("The share link no longer works."))
     return redirect(url_for("web.show_match", match_id=match_id))
@@ -572,14 +572,6 @@ def service_worker() -> Response:
     return response
 
 
-def _owner_of(match_id: int) -> str:
-    """This browser's key; a browser without one has no matches, so the match is not found."""
-    owner = browser_key()
-    if owner is None:
-        raise MatchNotFound.with_id(match_id)
-    return owner
-
-
 def _local_path(target: str | None) -> str:
     """Where to go back to: a path on this site only, never another site."""
     if not target or not target.startswith("/") or target.startswith("//"):
@@ -602,7 +594,7 @@ def _form_number(field: str) -> int | None:
     raw = request.form.get(field, "")
     if raw == "":
         return None
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_FORM_ID:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_ID:
         raise RuleError(scoring.N_("%(field)s must be a whole number from 1 up."), field=field)
     return int(raw)
 
