@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from helpers import api_play, api_start, page_form, tap
+from helpers import api_play, api_start, page_form, press, tap
 
 
 def played(client: FlaskClient, *deals: tuple[int, str], **settings: Any) -> dict[str, Any]:
@@ -124,11 +124,7 @@ def test_a_deal_is_corrected_from_its_page(client: FlaskClient) -> None:
     match_id = client.get("/api/matches/current").json["id"]
     page = client.get(f"/matches/{match_id}/deals/1").get_data(as_text=True)
     assert "Correct deal 1" in page
-    form = page_form(client)
-    del form["request_id"]
-    response = client.post(
-        f"/matches/{match_id}/deals/1", data={**form, "player": "2", "outcome": "schwarz"}
-    )
+    response = press(client, f"/matches/{match_id}/deals/1", player="2", outcome="schwarz")
     assert response.status_code == 302
     counter = client.get("/").get_data(as_text=True)
     assert "Deal 1 corrected: +3 Player 2 · Schwarz." in counter
@@ -148,11 +144,7 @@ def test_a_deal_is_deleted_from_its_page(client: FlaskClient) -> None:
 
 def test_a_refused_correction_shows_the_form_again(client: FlaskClient) -> None:
     match = played(client, (1, "schwarz"), (1, "schwarz"), (2, "normal"), (2, "normal"), target=7)
-    form = page_form(client)
-    del form["request_id"]
-    response = client.post(
-        f"/matches/{match['id']}/deals/3", data={**form, "player": "1", "outcome": "normal"}
-    )
+    response = press(client, f"/matches/{match['id']}/deals/3", player="1", outcome="normal")
     assert response.status_code == 409
     assert "already be won at deal 3" in response.get_data(as_text=True)
     assert client.get(f"/api/matches/{match['id']}").json == match

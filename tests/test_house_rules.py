@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask.testing import FlaskClient
 
-from helpers import api_deal, api_play, api_start, page_form, tap
+from helpers import api_deal, api_play, api_start, page_form, press, tap
 
 
 def test_a_match_starts_with_the_default_rules_and_player_1_dealing(client: FlaskClient) -> None:
@@ -79,9 +79,7 @@ def test_bad_rules_are_refused_and_change_nothing(client: FlaskClient) -> None:
 def test_the_wrong_claim_no_trick_button_appears_with_its_rule(client: FlaskClient) -> None:
     tap(client, 1, "normal")
     assert 'value="wrong_claim_no_trick"' not in client.get("/").get_data(as_text=True)
-    form = page_form(client)
-    del form["request_id"]
-    client.post("/settings", data={**form, "wrong_claim": "by_tricks"})
+    press(client, "/settings", wrong_claim="by_tricks")
     page = client.get("/").get_data(as_text=True)
     assert 'value="wrong_claim_no_trick"' in page
     assert "House rules saved. They count from the next deal" in page
@@ -99,9 +97,7 @@ def test_the_page_marks_who_deals_and_who_leads(client: FlaskClient) -> None:
 
 def test_a_new_match_from_the_pagat_preset(client: FlaskClient) -> None:
     tap(client, 1, "normal")
-    form = page_form(client)
-    del form["request_id"]
-    client.post("/new", data={**form, "preset": "pagat66", "first_dealer": "2", "target": "11"})
+    press(client, "/new", preset="pagat66", first_dealer="2", target="11")
     match = client.get("/api/matches/current").json
     assert (match["target"], match["dealer"]) == (7, 2)
     assert match["rules"]["next_dealer"] == "winner"
@@ -114,9 +110,7 @@ def test_the_match_page_shows_its_house_rules(client: FlaskClient) -> None:
 
 
 def test_pagat_66_can_be_picked_before_the_first_deal(client: FlaskClient) -> None:
-    form = page_form(client)
-    del form["request_id"]
-    client.post("/settings", data={**form, "preset": "pagat66", "first_dealer": "2"})
+    press(client, "/settings", preset="pagat66", first_dealer="2")
     match = client.get("/api/matches/current").json
     assert (match["target"], match["dealer"], match["deals"]) == (7, 2, [])
     page = client.get("/").get_data(as_text=True)
@@ -153,9 +147,7 @@ def test_a_tie_is_refused_where_the_rules_do_not_record_it(client: FlaskClient) 
 def test_the_tie_button_records_a_tie_from_the_page(client: FlaskClient) -> None:
     tap(client, 1, "normal")
     assert 'value="tie"' not in client.get("/").get_data(as_text=True)
-    form = page_form(client)
-    del form["request_id"]
-    client.post("/settings", data={**form, "ties": "no_points"})
+    press(client, "/settings", ties="no_points")
     form = page_form(client)
     assert client.post("/deals", data={**form, "player": "", "outcome": "tie"}).status_code == 302
     page = client.get("/").get_data(as_text=True)
