@@ -63,7 +63,6 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
 
     i18n.init_app(app, str(PACKAGE_DIR / "translations"))
     web.init_app(app)
-    app.register_blueprint(web.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(health.bp)
     errors.init_app(app)

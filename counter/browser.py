@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import secrets
-
 from flask import session
 
-from counter.matches import MatchNotFound
+from counter.services.keys import new_key
+from counter.services.queries import MatchNotFound
 
 SESSION_KEY = "browser"
 
@@ -29,7 +28,17 @@ def ensure_browser_key() -> str:
     """This browser's key, created (and the cookie made to last a year) on the first write."""
     key = browser_key()
     if key is None:
-        key = secrets.token_urlsafe(32)
-        session[SESSION_KEY] = key
-        session.permanent = True
+        key = new_key()
+        use_key(key)
     return key
+
+
+def use_key(key: str) -> None:
+    """From now on this browser is known by ``key`` (taken over, rotated or new)."""
+    session[SESSION_KEY] = key
+    session.permanent = True
+
+
+def forget_key() -> None:
+    """This browser starts afresh: the next write gives it a new key."""
+    session.pop(SESSION_KEY, None)

@@ -27,6 +27,7 @@ def configure(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         MAX_CONTENT_LENGTH=64 * 1024,
+        IMPORT_MAX_BYTES=16 * 1024 * 1024,  # one import, by page or API; every other request 64 KB
         AUTO_MIGRATE=True,
         TRUSTED_PROXIES=0,
     )

@@ -1,12 +1,20 @@
-"""Error responses: JSON under /api, an HTML page elsewhere, and never a bare 500."""
+"""Error responses, mapped in one place: JSON under /api, a page elsewhere, never a bare 500.
+
+A :class:`~counter.refusals.Refusal` carries its own status. On a page, a refused
+form is shown again with the message (the view says which page shows it, see
+:func:`counter.web.forms.shows_again`); any other refusal gets the error page.
+"""
 
 from __future__ import annotations
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask_babel import gettext, lazy_gettext
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from counter import i18n
 from counter.models import db
+from counter.refusals import Refusal
+from counter.web.forms import form_page
 
 API_PREFIX = "/api/"
 
@@ -17,30 +25,56 @@ MESSAGES = {
     405: lazy_gettext("This address does not accept that method."),
     413: lazy_gettext("The request is too large."),
     415: lazy_gettext("Send the request body as JSON (Content-Type: application/json)."),
+    429: lazy_gettext("Too many requests from here; wait a little and try again."),
 }
 
 
-def error_response(message: str, status: int) -> tuple[Response, int] | tuple[str, int]:
+def error_response(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
     """The one shape every error takes: ``{"error": ...}`` for the API, a page for people."""
     if request.path.startswith(API_PREFIX):
-        return jsonify(error=message), status
-    return render_template("error.html", message=message, status=status), status
+        response = jsonify(error=message)
+    else:
+        response = Response(render_template("error.html", message=message, status=status))
+    response.status_code = status
+    response.headers.update(headers or {})
+    return response
 
 
-def _http_error(error: HTTPException) -> tuple[Response, int] | tuple[str, int]:
+def _retry_headers(seconds: int | None) -> dict[str, str]:
+    return {} if seconds is None else {"Retry-After": str(seconds)}
+
+
+def _refused(refusal: Refusal) -> Response:
+    message = i18n.explain(refusal)
+    headers = _retry_headers(refusal.retry_after)
+    if not request.path.startswith(API_PREFIX) and request.method == "POST":
+        show_again = form_page(current_app.view_functions.get(request.endpoint or ""))
+        if show_again is not None:
+            response = current_app.make_response(show_again(refusal))
+            response.status_code = refusal.status
+            response.headers.update(headers)
+            return response
+    return error_response(message, refusal.status, headers)
+
+
+def _http_error(error: HTTPException) -> Response:
     status = error.code or 500
     described = error.description != type(error).description  # set by our own abort()
-    if described and error.description:
-        return error_response(error.description, status)
-    return error_response(str(MESSAGES.get(status, f"{error.name}.")), status)
+    message = error.description if described and error.description else None
+    response = error_response(str(message or MESSAGES.get(status, f"{error.name}.")), status)
+    for name, value in error.get_headers():
+        if name in ("Allow", "Retry-After"):  # a 405 says what is allowed, a 429 when to retry
+            response.headers[name] = value
+    return response
 
 
-def _unexpected(_error: InternalServerError) -> tuple[Response, int] | tuple[str, int]:
+def _unexpected(_error: InternalServerError) -> Response:
     # Flask has logged the cause; leave no half-done transaction behind.
     db.session.rollback()
     return error_response(gettext("Something went wrong on our side; nothing was changed."), 500)
 
 
 def init_app(app: Flask) -> None:
+    app.register_error_handler(Refusal, _refused)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(InternalServerError, _unexpected)

@@ -7,7 +7,8 @@ from typing import Any
 from flask import Flask, g, request
 from flask_babel import Babel, get_locale, get_translations, gettext
 
-from counter.scoring import RuleError
+from counter.names import DEFAULT_NAMES
+from counter.refusals import Refusal
 
 LANGUAGES = ("bg", "en")
 LANGUAGE_NAMES = {"bg": "Български", "en": "English"}
@@ -26,7 +27,7 @@ def select_language() -> str:
     return str(request.accept_languages.best_match(LANGUAGES, default=DEFAULT_LANGUAGE))
 
 
-def explain(error: RuleError) -> str:
+def explain(error: Refusal) -> str:
     """A refusal from the rules or the service, in the request's language.
 
     A refusal may carry another as a detail (which match of a file, and why): both
@@ -35,7 +36,7 @@ def explain(error: RuleError) -> str:
     if not error.params:
         return str(gettext(error.message))
     params = {
-        name: explain(value) if isinstance(value, RuleError) else value
+        name: explain(value) if isinstance(value, Refusal) else value
         for name, value in error.params.items()
     }
     return str(gettext(error.message, **params))
@@ -43,7 +44,7 @@ def explain(error: RuleError) -> str:
 
 def default_names() -> tuple[str, str]:
     """What the players are called until they give their names, in this language."""
-    return (str(gettext("Player 1")), str(gettext("Player 2")))
+    return (str(gettext(DEFAULT_NAMES[0])), str(gettext(DEFAULT_NAMES[1])))
 
 
 def current_language() -> str:

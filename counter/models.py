@@ -1,40 +1,36 @@
 """The database tables: matches owned by a browser, and the deals recorded in them.
 
-Only what cannot be derived is stored. Totals, the winner, whether a match is
-finished, when it finished and the games won are worked out from the deals
-by :mod:`counter.scoring`.
+Only what cannot be derived is stored, and one thing that can: each match keeps
+the seat that won it (``won_by``), written by the rules at every change, so that
+games are counted over match rows alone. Totals, when a match finished and the
+games won are worked out from the deals by :mod:`counter.scoring`.
 """
 
 from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import (
     CheckConstraint,
     Connection,
+    Dialect,
     Engine,
     ForeignKey,
     Index,
     SmallInteger,
     String,
+    TypeDecorator,
     UniqueConstraint,
     event,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, relationship
 
-from counter.scoring import (
-    DEFAULT_NAMES,
-    DEFAULT_TARGET,
-    NAME_MAX_LENGTH,
-    FailedClose,
-    HouseRules,
-    NextDealer,
-    Ties,
-    WrongClaim,
-)
+from counter.names import DEFAULT_NAMES, NAME_MAX_LENGTH
+from counter.scoring import DEFAULT_TARGET, HouseRules
 
 OWNER_KEY_LENGTH = 64
 MAX_ID = 2**31 - 1  # the largest id every supported database's INTEGER column holds
@@ -50,6 +46,44 @@ class Base(DeclarativeBase):
     pass
 
 
+class ChoiceOf(TypeDecorator[StrEnum]):
+    """One choice of a house rule, stored as its value ("by_tricks")."""
+
+    impl = String(16)
+    cache_ok = True
+
+    def __init__(self, kind: type[StrEnum]) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def process_bind_param(self, value: StrEnum | str | None, dialect: Dialect) -> str | None:
+        return None if value is None else str(value)
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> StrEnum | None:
+        return None if value is None else self.kind(value)
+
+
+def house_rules_columns() -> Any:
+    """The columns of :class:`~counter.scoring.HouseRules`, one per rule, as one attribute.
+
+    Derived from the rules' own fields: a new house rule needs a migration, not
+    a change here.
+    """
+    return composite(
+        HouseRules,
+        *(
+            mapped_column(
+                switch.name,
+                ChoiceOf(switch.kind),
+                nullable=False,
+                default=switch.default,
+                server_default=switch.default.value,
+            )
+            for switch in HouseRules.switches()
+        ),
+    )
+
+
 # Objects stay readable after commit: a write answers with the match it just changed
 # without reading it back.
 db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
@@ -61,6 +95,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     __tablename__ = "match"
     __table_args__ = (
         Index("ix_match_owner_id", "owner", "id"),
+        Index("ix_match_owner_played", "owner", "played_at"),
         CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
         CheckConstraint("won_by IN (1, 2)", name="ck_match_won_by"),
         CheckConstraint("first_dealer IN (1, 2)", name="ck_match_first_dealer"),
@@ -80,13 +115,13 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     # (a deal, an undo, a target switch), so that games are counted over match rows
     # without summing every deal. tests/test_consistency.py holds it to the rules.
     won_by: Mapped[int | None] = mapped_column(SmallInteger)
-    # House rules (scoring.HouseRules) and who dealt first; the dealer of every
-    # later deal follows from the deals.
-    failed_close: Mapped[str] = mapped_column(String(16), default="by_tricks")
-    wrong_claim: Mapped[str] = mapped_column(String(16), default="always_2")
-    next_dealer: Mapped[str] = mapped_column(String(16), default="winner")
-    ties: Mapped[str] = mapped_column(String(16), default="not_recorded")
+    # The house rules the next deal will be recorded under, and who dealt first;
+    # the dealer of every later deal follows from the deals.
+    rules: Mapped[HouseRules] = house_rules_columns()
     first_dealer: Mapped[int] = mapped_column(SmallInteger, default=1)
+    # When this browser last played in the match (started, recorded, undid,
+    # corrected or continued it): the counter shows the match played last.
+    played_at: Mapped[datetime] = mapped_column(default=utcnow)
     # While set, /shared/<share_token> shows the match, read-only, to anyone with the link.
     share_token: Mapped[str | None] = mapped_column(String(32))
 
@@ -100,22 +135,6 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     @property
     def names(self) -> tuple[str, str]:
         return (self.player1, self.player2)
-
-    @property
-    def rules(self) -> HouseRules:
-        return HouseRules(
-            FailedClose(self.failed_close),
-            WrongClaim(self.wrong_claim),
-            NextDealer(self.next_dealer),
-            Ties(self.ties),
-        )
-
-    @rules.setter
-    def rules(self, rules: HouseRules) -> None:
-        self.failed_close = rules.failed_close.value
-        self.wrong_claim = rules.wrong_claim.value
-        self.next_dealer = rules.next_dealer.value
-        self.ties = rules.ties.value
 
 
 class Deal(db.Model):  # type: ignore[name-defined,misc]
@@ -135,9 +154,11 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     number: Mapped[int]
     player: Mapped[int | None] = mapped_column(SmallInteger)  # None for a tied deal
     outcome: Mapped[str] = mapped_column(String(32))
-    # Kept as given when recorded, so that a later change of rules never
-    # rewrites a finished tally.
+    # Kept as given when recorded, with the house rules they were scored under:
+    # a later change of rules never rewrites a tally, and a correction scores the
+    # deal by the rules it was played under.
     points: Mapped[int] = mapped_column(SmallInteger)
+    rules: Mapped[HouseRules] = house_rules_columns()
     request_id: Mapped[str | None] = mapped_column(String(REQUEST_ID_MAX_LENGTH))
 
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,27 +1,32 @@
-"""The rules of Santase scoring: deal outcomes, their game points and the match state.
+"""The rules of Santase scoring: deal outcomes, the house rules, their points and the standing.
 
 Pure Python on purpose: nothing here knows about Flask, SQL or HTTP, so the
 rules can be read, tested and reused on their own. Everything else in the
-project asks this module what a deal is worth and who has won.
+project asks this module what a deal is worth, who deals and who has won; the
+page's script gets the same answers as data (:meth:`HouseRules.as_table`).
+
+The rules follow the rule pages named on the counter's rules page
+(templates/rules/); the defaults are those of the browser counter this one
+replaces, and the other variants are house rules a table chooses per match.
 """
 
-from __future__ import annotations
-
-import json
-import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from functools import cache
+from typing import Any, Literal, cast
+
+from counter.refusals import N_, Conflict, Invalid, shown
 
 Seat = Literal[1, 2]
 SEATS: tuple[Seat, Seat] = (1, 2)
 
 TARGETS: tuple[int, ...] = (7, 11, 15)
 DEFAULT_TARGET = 11
-
-NAME_MAX_LENGTH = 40
-DEFAULT_NAMES: tuple[str, str] = ("Player 1", "Player 2")
+# Far above any real match (about 10-30 deals), ties included; a bound on the work
+# one match can cost every page that shows it.
+MAX_DEALS = 300
 
 
 class Outcome(StrEnum):
@@ -35,6 +40,25 @@ class Outcome(StrEnum):
     WRONG_CLAIM = "wrong_claim"
     WRONG_CLAIM_NO_TRICK = "wrong_claim_no_trick"
     TIE = "tie"  # 65:65, where a house rule lets it be recorded: nobody receives points
+
+
+# Points under the default rules; HouseRules.points adjusts the variants.
+POINTS: dict[Outcome, int] = {
+    Outcome.NORMAL: 1,
+    Outcome.SCHNEIDER: 2,
+    Outcome.SCHWARZ: 3,
+    Outcome.FAILED_CLOSE: 2,
+    Outcome.FAILED_CLOSE_NO_TRICK: 3,
+    Outcome.WRONG_CLAIM: 2,
+    Outcome.WRONG_CLAIM_NO_TRICK: 2,
+    Outcome.TIE: 0,
+}
+
+
+# --- house rules -----------------------------------------------------------------------
+# A house rule is one field of HouseRules: its choices (an enum), its default, and
+# the words that name them. Everything else (the API, the export, the database
+# columns, the settings form, the page's script) is derived from these fields.
 
 
 class FailedClose(StrEnum):
@@ -52,13 +76,6 @@ class WrongClaim(StrEnum):
     BY_TRICKS = "by_tricks"  # 2, or 3 if the receiver had no trick yet
 
 
-class Ties(StrEnum):
-    """Whether a deal that ends 65:65 is recorded."""
-
-    NOT_RECORDED = "not_recorded"
-    NO_POINTS = "no_points"  # recorded: no points to anyone, and the same dealer deals again
-
-
 class NextDealer(StrEnum):
     """Who deals the next deal."""
 
@@ -66,27 +83,117 @@ class NextDealer(StrEnum):
     ALTERNATE = "alternate"
 
 
-# Points under the default rules (RULES.md); HouseRules.points adjusts the rest.
-POINTS: dict[Outcome, int] = {
-    Outcome.NORMAL: 1,
-    Outcome.SCHNEIDER: 2,
-    Outcome.SCHWARZ: 3,
-    Outcome.FAILED_CLOSE: 2,
-    Outcome.FAILED_CLOSE_NO_TRICK: 3,
-    Outcome.WRONG_CLAIM: 2,
-    Outcome.WRONG_CLAIM_NO_TRICK: 2,
-    Outcome.TIE: 0,
-}
+class Ties(StrEnum):
+    """Whether a deal that ends 65:65 is recorded."""
+
+    NOT_RECORDED = "not_recorded"
+    NO_POINTS = "no_points"  # recorded: no points to anyone, and the same dealer deals again
+
+
+def _words(label: str, choices: Mapping[StrEnum, str]) -> dict[str, Any]:
+    """A house rule's words: what the rule is called, and each of its choices."""
+    return {"label": label, "choices": choices}
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One house rule as forms, the API and the database see it."""
+
+    name: str
+    kind: type[StrEnum]
+    default: StrEnum
+    label: str
+    choices: dict[StrEnum, str]
 
 
 @dataclass(frozen=True)
 class HouseRules:
-    """The variants a table plays by; the defaults are those of RULES.md."""
+    """The variants a table plays by, per match; a deal keeps those it was recorded under."""
 
-    failed_close: FailedClose = FailedClose.BY_TRICKS
-    wrong_claim: WrongClaim = WrongClaim.ALWAYS_2
-    next_dealer: NextDealer = NextDealer.WINNER
-    ties: Ties = Ties.NOT_RECORDED
+    failed_close: FailedClose = field(
+        default=FailedClose.BY_TRICKS,
+        metadata=_words(
+            N_("Failed close"),
+            {
+                FailedClose.BY_TRICKS: N_(
+                    "2 or 3 – 3 if the other player had no trick at the closing"
+                ),
+                FailedClose.ALWAYS_3: N_("always 3"),
+                FailedClose.ALWAYS_2: N_("always 2"),
+            },
+        ),
+    )
+    wrong_claim: WrongClaim = field(
+        default=WrongClaim.ALWAYS_2,
+        metadata=_words(
+            N_("Wrong 66"),
+            {
+                WrongClaim.ALWAYS_2: N_("always 2"),
+                WrongClaim.BY_TRICKS: N_("2 or 3 – 3 if the other player had no trick yet"),
+            },
+        ),
+    )
+    next_dealer: NextDealer = field(
+        default=NextDealer.WINNER,
+        metadata=_words(
+            N_("Deals next"),
+            {
+                NextDealer.WINNER: N_("the winner of the deal"),
+                NextDealer.ALTERNATE: N_("each player in turn"),
+            },
+        ),
+    )
+    ties: Ties = field(
+        default=Ties.NOT_RECORDED,
+        metadata=_words(
+            N_("Deal at 65:65"),
+            {
+                Ties.NOT_RECORDED: N_("not recorded"),
+                Ties.NO_POINTS: N_("recorded with 0 points; the same player deals again"),
+            },
+        ),
+    )
+
+    @staticmethod
+    @cache
+    def switches() -> tuple[Switch, ...]:
+        """Every house rule, in the order forms show them."""
+        return tuple(
+            Switch(
+                name=each.name,
+                kind=type(cast(StrEnum, each.default)),
+                default=cast(StrEnum, each.default),
+                label=each.metadata["label"],
+                choices=each.metadata["choices"],
+            )
+            for each in dataclasses.fields(HouseRules)
+        )
+
+    def as_dict(self) -> dict[str, str]:
+        """``{"failed_close": "by_tricks", …}``: how the API, exports and forms spell them."""
+        return {switch.name: getattr(self, switch.name).value for switch in self.switches()}
+
+    @classmethod
+    def from_dict(cls, value: object, base: "HouseRules | None" = None) -> "HouseRules":
+        """Rules from switches spelled as :meth:`as_dict` does; the others as in ``base``."""
+        if not isinstance(value, dict):
+            raise Invalid(N_("Send the house rules as an object of switches."))
+        switches = {switch.name: switch for switch in cls.switches()}
+        unknown = sorted((str(name) for name in set(value) - set(switches)), key=str)
+        if unknown:
+            raise Invalid(N_("There is no house rule called %(name)s."), name=shown(unknown[0]))
+        chosen: dict[str, Any] = {}
+        for name, choice in value.items():
+            kind = switches[name].kind
+            if not isinstance(choice, str) or choice not in kind._value2member_map_:
+                raise Invalid(
+                    N_("The house rule %(name)s cannot be %(value)s: choose one of %(choices)s."),
+                    name=name,
+                    value=shown(choice),
+                    choices=", ".join(kind),
+                )
+            chosen[name] = kind(choice)
+        return dataclasses.replace(base or DEFAULT_RULES, **chosen)
 
     def points(self, outcome: Outcome) -> int:
         """Game points the receiving player gets for ``outcome`` under these rules."""
@@ -111,67 +218,99 @@ class HouseRules:
             hidden.add(Outcome.TIE)
         return [outcome for outcome in Outcome if outcome not in hidden]
 
+    def as_table(self) -> dict[str, Any]:
+        """What the page's script needs to score a tap itself: the same rules, as data.
+
+        ``points`` holds only the outcomes these rules record; ``next_dealer`` says
+        who deals after a deal that someone won (after a tie the dealer stays).
+        """
+        return {
+            "points": {outcome.value: self.points(outcome) for outcome in self.outcomes},
+            "next_dealer": self.next_dealer.value,
+        }
+
 
 DEFAULT_RULES = HouseRules()
-# Named sets of rules and the target they come with.
-PRESETS: dict[str, tuple[HouseRules, int]] = {
-    "santase": (DEFAULT_RULES, 11),
-    "pagat66": (HouseRules(FailedClose.BY_TRICKS, WrongClaim.ALWAYS_2, NextDealer.WINNER), 7),
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of house rules and the target it comes with."""
+
+    label: str
+    rules: HouseRules
+    target: int
+
+
+# Each preset is the scoring of one of the rule families the rules page describes.
+PRESETS: dict[str, Preset] = {
+    # The counter's defaults: the browser counter it replaces.
+    "santase": Preset(N_("Santase to 11 (default)"), DEFAULT_RULES, 11),
+    # Bulgarian online clubs: a failed close always pays 3, the players deal in turn.
+    "clubs": Preset(
+        N_("Santase to 11: failed close 3, deal in turn"),
+        HouseRules(failed_close=FailedClose.ALWAYS_3, next_dealer=NextDealer.ALTERNATE),
+        11,
+    ),
+    # Sixty-six as the international rule pages give it: 7 game points, a wrong
+    # claim pays 3 when the other player had no trick, 65:65 scores nothing.
+    "sixty_six": Preset(
+        N_("Sixty-six to 7: wrong 66 by tricks, 65:65 recorded"),
+        HouseRules(wrong_claim=WrongClaim.BY_TRICKS, ties=Ties.NO_POINTS),
+        7,
+    ),
 }
 
 
-def N_(message: str) -> str:  # noqa: N802 - the name gettext tools look for
-    """Mark a message for translation where it is written; it is translated when shown."""
-    return message
+def parse_preset(value: object) -> Preset:
+    """The preset named ``value``, or say which presets exist."""
+    if isinstance(value, str) and value in PRESETS:
+        return PRESETS[value]
+    raise Invalid(
+        N_("There is no preset %(value)s: choose one of %(names)s."),
+        value=shown(value),
+        names=", ".join(PRESETS),
+    )
 
 
-class RuleError(ValueError):
-    """Input the rules cannot accept, explained for the players.
-
-    ``message`` is an English template with ``%(name)s`` fields, marked with
-    :func:`N_`; the web layer translates it and fills in ``params``.
-    ``str(error)`` is the English sentence.
-    """
-
-    def __init__(self, message: str, **params: object) -> None:
-        super().__init__(message % params if params else message)
-        self.message = message
-        self.params = params
+# --- refusals of the rules ---------------------------------------------------------------
 
 
-class RuleConflict(RuleError):
-    """A valid request that the match, as it stands now, cannot take."""
-
-
-class MatchFinished(RuleConflict):
+class MatchFinished(Conflict):
     """A deal was offered to a match that already has a winner."""
 
 
-class TargetWouldEndMatch(RuleConflict):
+class TargetWouldEndMatch(Conflict):
     """A target switch that a player's score has already reached."""
 
 
-class CorrectionWouldEndMatch(RuleConflict):
+class TargetWouldReopenMatch(Conflict):
+    """A higher target for a finished match, asked without saying to play on."""
+
+
+class CorrectionWouldEndMatch(Conflict):
     """A corrected deal list in which the match is won before its last deal."""
 
 
-def shown(value: object) -> str:
-    """A value as the request sent it (JSON spelling), cut short for a message."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+class TooManyDeals(Conflict):
+    """A match that already holds as many deals as the counter keeps in one."""
+
+
+# --- reading values -----------------------------------------------------------------------
+
+
+def _whole(value: object) -> bool:
+    """A whole number as JSON has it: 7 or 7.0, never true or "7"."""
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def parse_outcome(value: object) -> Outcome:
     """Return the outcome named by ``value`` or explain which names exist."""
-    if isinstance(value, str):
-        try:
-            return Outcome(value)
-        except ValueError:
-            pass
-    raise RuleError(
+    if isinstance(value, str) and value in Outcome._value2member_map_:
+        return Outcome(value)
+    raise Invalid(
         N_("Unknown outcome %(value)s: choose one of %(names)s."),
         value=shown(value),
         names=", ".join(outcome.value for outcome in Outcome),
@@ -180,67 +319,37 @@ def parse_outcome(value: object) -> Outcome:
 
 def parse_seat(value: object) -> Seat:
     """Return seat 1 or 2; anything else (including booleans) is refused."""
-    if isinstance(value, int) and not isinstance(value, bool) and value in SEATS:
-        return 1 if value == 1 else 2
-    raise RuleError(N_("Player must be 1 or 2, not %(value)s."), value=shown(value))
+    if _whole(value) and value in SEATS:
+        return 1 if value == 1 else 2  # 1.0 from JSON is seat 1
+    raise Invalid(N_("The player must be 1 or 2, not %(value)s."), value=shown(value))
 
 
 def parse_target(value: object) -> int:
     """Return a target the counter offers, or say which ones it does."""
-    if isinstance(value, int) and not isinstance(value, bool) and value in TARGETS:
-        return value
-    raise RuleError(
+    if _whole(value) and value in TARGETS:
+        return int(cast(float, value))
+    raise Invalid(
         N_("The target must be one of %(targets)s game points, not %(value)s."),
         targets=", ".join(str(target) for target in TARGETS),
         value=shown(value),
     )
 
 
-def parse_name(value: object, seat: Seat, default: str | None = None) -> str:
-    """A player's name: trimmed, inner spaces folded, 1-40 characters, default if empty."""
-    fallback = default or DEFAULT_NAMES[seat - 1]
-    if value is None:
-        return fallback
-    if not isinstance(value, str):
-        raise RuleError(N_("The name of player %(seat)s must be text."), seat=seat)
-    name = " ".join(unicodedata.normalize("NFC", value).split())
-    if not name:
-        return fallback
-    if len(name) > NAME_MAX_LENGTH:
-        raise RuleError(
-            N_("The name of player %(seat)s is %(length)s characters long; keep it to %(most)s."),
-            seat=seat,
-            length=len(name),
-            most=NAME_MAX_LENGTH,
-        )
-    # Control, unassigned and surrogate code points cannot be shown; format
-    # characters such as the joiners inside emoji sequences can.
-    if any(unicodedata.category(char) in {"Cc", "Cn", "Cs"} for char in name):
-        raise RuleError(
-            N_("The name of player %(seat)s holds characters that cannot be shown."), seat=seat
-        )
-    return name
-
-
-def parse_names(
-    first: object, second: object, defaults: tuple[str, str] = DEFAULT_NAMES
-) -> tuple[str, str]:
-    """Both players' names; two players may not share one, or the tally would be unreadable."""
-    names = (parse_name(first, 1, defaults[0]), parse_name(second, 2, defaults[1]))
-    if names[0].casefold() == names[1].casefold():
-        raise RuleError(
-            N_("Both players are called %(name)s; give them different names."), name=names[0]
-        )
-    return names
+# --- deals and the standing ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class DealResult:
-    """One recorded deal as the rules see it; a tied deal has no receiving player."""
+    """One recorded deal as the rules see it; a tied deal has no receiving player.
+
+    ``rules`` are those the deal was recorded under: a correction scores it by
+    them, and they say who deals after it.
+    """
 
     player: Seat | None
     outcome: Outcome
     points: int
+    rules: HouseRules = DEFAULT_RULES
 
 
 @dataclass(frozen=True)
@@ -249,7 +358,7 @@ class Standing:
 
     scores: tuple[int, int]
     target: int
-    names: tuple[str, str] = DEFAULT_NAMES
+    names: tuple[str, str] = ("1", "2")
 
     @property
     def winner(self) -> Seat | None:
@@ -269,32 +378,47 @@ class Standing:
     def name(self, seat: Seat) -> str:
         return self.names[seat - 1]
 
-    def after(self, deal: DealResult) -> Standing:
+    @property
+    def shown_score(self) -> str:
+        return f"{self.scores[0]}:{self.scores[1]}"
+
+    def after(self, deal: DealResult) -> "Standing":
         """The standing once ``deal`` is added; refused if the match is over."""
         winner = self.winner
         if winner is not None:
             raise MatchFinished(
                 N_("The match is over: %(name)s won %(score)s. Start a new match to keep playing."),
                 name=self.name(winner),
-                score=f"{self.scores[0]}:{self.scores[1]}",
+                score=self.shown_score,
             )
         first, second = self.scores
-        if deal.player is None:
-            return self
         if deal.player == 1:
             first += deal.points
-        else:
+        elif deal.player == 2:
             second += deal.points
         return Standing((first, second), self.target, self.names)
 
-    def with_target(self, target: int) -> Standing:
-        """The standing under a new target, refused if that would end the match now.
+    def with_target(self, target: int, *, play_on: bool = False) -> "Standing":
+        """The standing under a new target.
 
-        Raising the target of a finished match above the winner's score reopens it.
+        Refused if that would end the match now. A higher target for a finished
+        match takes its win back, so it is refused unless ``play_on`` says that the
+        players mean to play on.
         """
         target = parse_target(target)
         if target == self.target:
             return self
+        winner = self.winner
+        if winner is not None and target > self.score(winner) and not play_on:
+            raise TargetWouldReopenMatch(
+                N_(
+                    "%(name)s has already won %(score)s. Playing on to %(target)s takes "
+                    "that win back; confirm that you want to play on."
+                ),
+                name=self.name(winner),
+                score=self.shown_score,
+                target=target,
+            )
         for seat in SEATS:
             if self.score(seat) >= target:
                 raise TargetWouldEndMatch(
@@ -315,26 +439,24 @@ def score_deal(
     """Score one deal for the player who receives the game points (none for a tie)."""
     if outcome is Outcome.TIE:
         if rules.ties is Ties.NOT_RECORDED:
-            raise RuleError(N_("Tied deals are not recorded under this match's house rules."))
+            raise Invalid(N_("Tied deals are not recorded under this match's house rules."))
         if player is not None:
-            raise RuleError(N_("A tied deal gives nobody points: leave the player out."))
+            raise Invalid(N_("A tied deal gives nobody points: leave the player out."))
     elif player is None:
-        raise RuleError(N_("Say which player the deal is for."))
-    return DealResult(player=player, outcome=outcome, points=rules.points(outcome))
+        raise Invalid(N_("Say which player the deal is for."))
+    return DealResult(player=player, outcome=outcome, points=rules.points(outcome), rules=rules)
 
 
-def dealers(first: Seat, deals: Sequence[DealResult], rule: NextDealer) -> list[Seat]:
-    """Who dealt each deal, then who deals next (one more than there are deals).
-
-    The player who does not deal leads the first trick.
-    """
-    dealer = first
-    sequence = [dealer]
-    for deal in deals:
-        if deal.player is not None:  # after a tie the same player deals again
-            dealer = deal.player if rule is NextDealer.WINNER else other(dealer)
-        sequence.append(dealer)
-    return sequence
+def check_points(deal: DealResult) -> None:
+    """Refuse a deal whose points are not what its outcome earns under its rules."""
+    scored = score_deal(deal.player, deal.outcome, deal.rules)
+    if scored.points != deal.points:
+        raise Invalid(
+            N_("%(outcome)s is worth %(points)s under its house rules, not %(given)s."),
+            outcome=deal.outcome.value,
+            points=scored.points,
+            given=deal.points,
+        )
 
 
 def other(seat: Seat) -> Seat:
@@ -342,36 +464,26 @@ def other(seat: Seat) -> Seat:
     return 2 if seat == 1 else 1
 
 
-def parse_rules(value: object, base: HouseRules) -> HouseRules:
-    """House rules from a dict of switches (see ``switches``) over ``base``."""
-    if not isinstance(value, dict):
-        raise RuleError(N_("Send the house rules as an object of switches."))
-    switches: dict[str, type[StrEnum]] = {
-        "failed_close": FailedClose,
-        "wrong_claim": WrongClaim,
-        "next_dealer": NextDealer,
-        "ties": Ties,
-    }
-    unknown = sorted(set(value) - set(switches))
-    if unknown:
-        raise RuleError(N_("There is no house rule called %(name)s."), name=shown(unknown[0]))
-    chosen: dict[str, Any] = {}
-    for name, kind in switches.items():
-        if name in value:
-            try:
-                chosen[name] = kind(value[name])
-            except ValueError:
-                raise RuleError(
-                    N_("%(name)s cannot be %(value)s: choose one of %(choices)s."),
-                    name=name,
-                    value=shown(value[name]),
-                    choices=", ".join(kind),
-                ) from None
-    return replace(base, **chosen)
+def next_dealer(dealer: Seat, deal: DealResult) -> Seat:
+    """Who deals after ``deal``, by the rules it was recorded under; a tie changes nothing."""
+    if deal.player is None:
+        return dealer
+    return deal.player if deal.rules.next_dealer is NextDealer.WINNER else other(dealer)
+
+
+def dealers(first: Seat, deals: Sequence[DealResult]) -> list[Seat]:
+    """Who dealt each deal, then who deals next (one more than there are deals).
+
+    The player who does not deal leads the first trick.
+    """
+    sequence = [first]
+    for deal in deals:
+        sequence.append(next_dealer(sequence[-1], deal))
+    return sequence
 
 
 def standing(
-    deals: Iterable[DealResult], target: int, names: tuple[str, str] = DEFAULT_NAMES
+    deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
     """Total ``deals`` in order toward ``target``."""
     current = Standing((0, 0), target, names)
@@ -381,13 +493,19 @@ def standing(
 
 
 def replay(
-    deals: Sequence[DealResult], target: int, names: tuple[str, str] = DEFAULT_NAMES
+    deals: Sequence[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
     """The standing of a corrected list of deals, in order.
 
     A match ends at the deal that reaches the target, so a correction that would
     win it earlier, with deals still after that one, is refused.
     """
+    if len(deals) > MAX_DEALS:
+        raise TooManyDeals(
+            N_("A match keeps at most %(most)s deals; this one would have %(count)s."),
+            most=MAX_DEALS,
+            count=len(deals),
+        )
     current = Standing((0, 0), target, names)
     for number, deal in enumerate(deals, start=1):
         if current.finished:
@@ -403,7 +521,7 @@ def replay(
 
 
 def running_totals(
-    deals: Sequence[DealResult], target: int, names: tuple[str, str] = DEFAULT_NAMES
+    deals: Sequence[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> list[Standing]:
     """The standing after each deal, for tally sheets with running totals."""
     totals: list[Standing] = []
@@ -414,21 +532,10 @@ def running_totals(
     return totals
 
 
-def games_in_series(
-    matches: Iterable[tuple[tuple[str, str], Seat | None]],
-) -> list[tuple[int, int]]:
-    """Games (matches won) of each seat's player, for every match of a history in order.
-
-    ``matches`` are (names, winner) pairs, oldest first. A series is the matches
-    between the same two names, in either seat (names are compared as entered,
-    after :func:`parse_name` has tidied them); each match's count includes the
-    match itself once it has a winner.
-    """
-    wins: dict[frozenset[str], dict[str, int]] = {}
-    games: list[tuple[int, int]] = []
-    for names, winner in matches:
-        series = wins.setdefault(frozenset(names), {})
-        if winner is not None:
-            series[names[winner - 1]] = series.get(names[winner - 1], 0) + 1
-        games.append((series.get(names[0], 0), series.get(names[1], 0)))
-    return games
+def check_room(deal_count: int) -> None:
+    """Refuse one more deal for a match that already holds :data:`MAX_DEALS`."""
+    if deal_count >= MAX_DEALS:
+        raise TooManyDeals(
+            N_("This match already has %(most)s deals, the most the counter keeps in one."),
+            most=MAX_DEALS,
+        )

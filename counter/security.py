@@ -84,7 +84,7 @@ def _add_headers(response: Response) -> Response:
     return response
 
 
-def _csrf_failed(_error: CSRFError) -> tuple[Response, int] | tuple[str, int]:
+def _csrf_failed(_error: CSRFError) -> Response:
     return error_response(
         gettext(
             "This form has expired or did not come from this site. "

@@ -49,20 +49,24 @@ def submit(client: FlaskClient, action: str, **fields: str) -> Any:
 
 
 def page_form(client: FlaskClient) -> dict[str, str]:
-    """The hidden fields every form on the counter carries (token, match, request id)."""
+    """The hidden fields the counter's forms carry (token, match, request id, new match's uid)."""
     page = client.get("/").get_data(as_text=True)
-    return {name: page_field(page, name) for name in ("csrf_token", "match_id", "request_id")}
+    return {
+        name: page_field(page, name) for name in ("csrf_token", "match_id", "request_id", "uid")
+    }
 
 
 def tap(client: FlaskClient, player: int, outcome: str) -> Any:
     """Record a deal the way a person does: load the counter, press a button."""
-    return client.post(
-        "/deals", data={**page_form(client), "player": str(player), "outcome": outcome}
-    )
+    form = page_form(client)
+    del form["uid"]
+    return client.post("/deals", data={**form, "player": str(player), "outcome": outcome})
 
 
 def press(client: FlaskClient, action: str, **fields: str) -> Any:
     """Submit one of the counter's other forms for the match on screen."""
     form = page_form(client)
     del form["request_id"]
+    if action != "/new":
+        del form["uid"]
     return client.post(action, data={**form, **fields})

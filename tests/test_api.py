@@ -157,18 +157,19 @@ def test_a_request_id_reused_for_another_deal_is_refused(client: FlaskClient) ->
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"player": 3, "outcome": "normal"}, "Player must be 1 or 2"),
-        ({"player": "1", "outcome": "normal"}, "Player must be 1 or 2"),
-        ({"player": True, "outcome": "normal"}, "Player must be 1 or 2"),
-        ({"player": 1.0, "outcome": "normal"}, "Player must be 1 or 2"),
+        ({"player": 3, "outcome": "normal"}, "player must be 1 or 2"),
+        ({"player": "1", "outcome": "normal"}, "player must be 1 or 2"),
+        ({"player": True, "outcome": "normal"}, "player must be 1 or 2"),
+        ({"player": 1.5, "outcome": "normal"}, "player must be 1 or 2"),
         ({"player": 1, "outcome": "win"}, "Unknown outcome"),
-        ({"player": 1, "outcome": None}, "Unknown outcome"),
+        ({"player": 1, "outcome": None}, "Leave outcome out rather than sending null"),
         ({"player": 1, "outcome": ["normal"]}, "Unknown outcome"),
         ({"outcome": "normal"}, "Say which player"),
-        ({"player": 1}, "Say which outcome"),
-        ({"player": 1, "outcome": "normal", "request_id": ""}, "request_id"),
-        ({"player": 1, "outcome": "normal", "request_id": 5}, "request_id"),
-        ({"player": 1, "outcome": "normal", "request_id": "x" * 65}, "request_id"),
+        ({"player": 1}, "Say how the deal ended"),
+        ({"player": 1, "outcome": "normal", "request_id": ""}, "request id"),
+        ({"player": 1, "outcome": "normal", "request_id": 5}, "request id"),
+        ({"player": 1, "outcome": "normal", "request_id": "x" * 65}, "request id"),
+        ({"player": 1, "outcome": "normal", "request_id": "a\x00b"}, "request id"),
         ({"player": 1, "outcome": "normal", "points": 5}, 'Unknown field "points"'),
     ],
 )
@@ -244,11 +245,23 @@ def test_a_switch_that_would_end_the_match_is_409_and_changes_nothing(
     assert client.get(f"/api/matches/{match['id']}").json["target"] == 11
 
 
-def test_raising_the_target_of_a_finished_match_reopens_it(client: FlaskClient) -> None:
+def test_raising_the_target_of_a_finished_match_asks_to_play_on(client: FlaskClient) -> None:
+    match = api_start(client, target=7, players=["Ivan", "Maria"])
+    win_match(client, match["id"], player=1, target=7)
+    response = client.patch(f"/api/matches/{match['id']}", json={"target": 11})
+    assert response.status_code == 409
+    assert "Ivan has already won 9:0" in response.json["error"]
+    assert client.get(f"/api/matches/{match['id']}").json["winner"] == 1
+
+
+def test_playing_on_to_a_higher_target_reopens_a_finished_match(client: FlaskClient) -> None:
     match = api_start(client, target=7)
     win_match(client, match["id"], player=1, target=7)
-    reopened = client.patch(f"/api/matches/{match['id']}", json={"target": 11}).json
+    reopened = client.patch(
+        f"/api/matches/{match['id']}", json={"target": 11, "play_on": True}
+    ).json
     assert reopened["finished"] is False
+    assert reopened["players"][0]["games"] == 0
     assert api_deal(client, match["id"], 2, "normal").status_code == 201
 
 
@@ -297,7 +310,8 @@ def test_a_bad_change_is_422_and_changes_nothing(
     [
         ({"target": 12}, "7, 11, 15"),
         ({"players": ["", "x" * 50]}, "keep it to 40"),
-        ({"players": None, "target": None}, "7, 11, 15"),
+        ({"players": None, "target": None}, "null"),
+        ({"uid": "not-a-uid"}, "32 lowercase hexadecimal"),
     ],
 )
 def test_a_bad_new_match_is_422_and_stores_nothing(
@@ -336,7 +350,9 @@ def test_an_empty_history_is_one_empty_page(client: FlaskClient) -> None:
     assert client.get("/api/matches").json == {"matches": [], "page": 1, "pages": 1}
 
 
-@pytest.mark.parametrize(("page", "status"), [("0", 422), ("x", 400), ("-1", 400), ("2", 404)])
+@pytest.mark.parametrize(
+    ("page", "status"), [("0", 400), ("x", 400), ("-1", 400), ("2", 404), ("9" * 5000, 400)]
+)
 def test_bad_pages_are_refused(client: FlaskClient, page: str, status: int) -> None:
     response = client.get(f"/api/matches?page={page}")
     assert response.status_code == status

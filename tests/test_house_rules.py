@@ -76,13 +76,18 @@ def test_bad_rules_are_refused_and_change_nothing(client: FlaskClient) -> None:
     assert client.post("/api/matches", json={"first_dealer": 3}).status_code == 422
 
 
+NO_TRICK_CLAIM = 'value="wrong_claim_no_trick" class="deal" data-outcome="wrong_claim_no_trick"'
+
+
 def test_the_wrong_claim_no_trick_button_appears_with_its_rule(client: FlaskClient) -> None:
     tap(client, 1, "normal")
-    assert 'value="wrong_claim_no_trick"' not in client.get("/").get_data(as_text=True)
+    assert f"{NO_TRICK_CLAIM} hidden>" in client.get("/").get_data(as_text=True)
     press(client, "/settings", wrong_claim="by_tricks")
     page = client.get("/").get_data(as_text=True)
-    assert 'value="wrong_claim_no_trick"' in page
-    assert "House rules saved. They count from the next deal" in page
+    assert f"{NO_TRICK_CLAIM} >" in page
+    assert "House rules saved (" in page
+    assert "Wrong 66: 2 or 3 – 3 if the other player had no trick yet" in page
+    assert "They count from the next deal; the deals recorded keep their points." in page
     match = client.get("/api/matches/current").json
     assert api_deal(client, match["id"], 2, "wrong_claim_no_trick").json["deals"][-1]["points"] == 3
 
@@ -90,27 +95,27 @@ def test_the_wrong_claim_no_trick_button_appears_with_its_rule(client: FlaskClie
 def test_the_page_marks_who_deals_and_who_leads(client: FlaskClient) -> None:
     tap(client, 2, "normal")
     page = client.get("/").get_data(as_text=True)
-    seat2 = page.split('data-seat="2"')[1].split("</div>")[0]
-    assert "<span data-deals >Deals next</span>" in seat2
-    assert "<span data-leads hidden>Leads next</span>" in seat2
+    seat1, seat2 = (page.split(f'data-seat="{seat}"')[1].split("</div>")[0] for seat in (1, 2))
+    assert '<span class="turn" data-deals >Deals</span>' in seat2
+    assert '<span class="turn" data-deals hidden>Deals</span>' in seat1
 
 
-def test_a_new_match_from_the_pagat_preset(client: FlaskClient) -> None:
+def test_a_new_match_from_the_sixty_six_preset(client: FlaskClient) -> None:
     tap(client, 1, "normal")
-    press(client, "/new", preset="pagat66", first_dealer="2", target="11")
+    press(client, "/new", preset="sixty_six", first_dealer="2", target="11", confirmed="1")
     match = client.get("/api/matches/current").json
     assert (match["target"], match["dealer"]) == (7, 2)
-    assert match["rules"]["next_dealer"] == "winner"
+    assert match["rules"]["ties"] == "no_points"
 
 
 def test_the_match_page_shows_its_house_rules(client: FlaskClient) -> None:
     match = api_start(client, rules={"failed_close": "always_2"})
     page = client.get(f"/matches/{match['id']}").get_data(as_text=True)
-    assert "Failed close pays: always 2" in page
+    assert "Failed close: always 2" in page
 
 
-def test_pagat_66_can_be_picked_before_the_first_deal(client: FlaskClient) -> None:
-    press(client, "/settings", preset="pagat66", first_dealer="2")
+def test_sixty_six_can_be_picked_before_the_first_deal(client: FlaskClient) -> None:
+    press(client, "/settings", preset="sixty_six", first_dealer="2")
     match = client.get("/api/matches/current").json
     assert (match["target"], match["dealer"], match["deals"]) == (7, 2, [])
     page = client.get("/").get_data(as_text=True)
@@ -146,12 +151,15 @@ def test_a_tie_is_refused_where_the_rules_do_not_record_it(client: FlaskClient) 
 
 def test_the_tie_button_records_a_tie_from_the_page(client: FlaskClient) -> None:
     tap(client, 1, "normal")
-    assert 'value="tie"' not in client.get("/").get_data(as_text=True)
+    assert '<form method="post" action="/deals" class="tie" data-action="deal" hidden>' in (
+        client.get("/").get_data(as_text=True)
+    )
     press(client, "/settings", ties="no_points")
     form = page_form(client)
     assert client.post("/deals", data={**form, "player": "", "outcome": "tie"}).status_code == 302
     page = client.get("/").get_data(as_text=True)
     assert '<p class="message">Tie</p>' in page
+    assert '<form method="post" action="/deals" class="tie" data-action="deal" >' in page
     assert [d["outcome"] for d in client.get("/api/matches/current").json["deals"]] == [
         "normal",
         "tie",

@@ -12,8 +12,8 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from counter import matches
 from counter.models import db
+from counter.services import deals, matches
 
 from conftest import TEST_DATABASE_URL, make_app
 
@@ -96,8 +96,8 @@ def test_upgrading_keeps_every_match_and_deal(first_schema_app: Flask) -> None:
     upgrade_to_latest(first_schema_app)
     with first_schema_app.app_context():  # a new session: everything read afresh
         assert db.session.execute(text(FIRST_COLUMNS)).all() == before
-        after = [matches.get_match(OWNER, match_id) for match_id in (1, 2)]
-        listed = matches.list_matches(OWNER)
+        after = [matches.get_match(owner=OWNER, match_id=match_id) for match_id in (1, 2)]
+        listed = matches.list_matches(owner=OWNER)
     assert after[0].winner == 1
     assert [p.games for p in after[1].players] == [1, 0]
     assert [deal.scores for deal in after[0].deals or ()] == [(3, 0), (3, 1), (6, 1), (7, 1)]
@@ -115,7 +115,9 @@ def test_upgrading_records_the_winner_of_each_finished_match(first_schema_app: F
 def test_after_the_upgrade_play_goes_on(first_schema_app: Flask) -> None:
     upgrade_to_latest(first_schema_app)
     with first_schema_app.app_context():
-        match, recorded = matches.record_deal(OWNER, 2, 1, "schneider", "r2-2")
+        match, recorded = deals.record_deal(
+            owner=OWNER, match_id=2, player=1, outcome="schneider", request_id="r2-2"
+        )
     assert recorded
     assert [deal.number for deal in match.deals or ()] == [1, 2]
 

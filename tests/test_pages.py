@@ -96,8 +96,8 @@ def test_a_whole_match_to_11_played_by_taps(client: FlaskClient) -> None:
     page = text_of(client.get("/"))
     assert scores_on(page) == ["11", "4"]
     assert "Иван wins the match 11:4" in page
-    assert "<fieldset disabled" in page  # no more deal buttons
-    assert "The match is over" in page
+    assert '<section class="record" aria-labelledby="record-heading" hidden>' in page
+    assert "New match to 11" in page
 
 
 def test_a_tap_on_a_finished_match_is_refused_on_the_page(client: FlaskClient) -> None:
@@ -112,7 +112,7 @@ def test_a_tap_on_a_finished_match_is_refused_on_the_page(client: FlaskClient) -
 def test_a_new_match_keeps_the_names_and_the_target(client: FlaskClient) -> None:
     match = api_start(client, target=15, players=["Ivan", "Maria"])
     api_play(client, match["id"], (1, "normal"))
-    response = press(client, "/new", target="15")
+    response = press(client, "/new", target="15", confirmed="1")
     assert response.status_code == 302
     page = text_of(client.get("/"))
     assert "New match to 15 started." in page
@@ -125,8 +125,27 @@ def test_a_new_match_keeps_the_names_and_the_target(client: FlaskClient) -> None
 
 def test_a_new_match_can_take_another_target(client: FlaskClient) -> None:
     tap(client, 1, "normal")
-    press(client, "/new", target="7")
+    press(client, "/new", target="7", confirmed="1")
     assert client.get("/api/matches/current").json["target"] == 7
+
+
+def test_a_new_match_asks_first_while_one_is_open(client: FlaskClient) -> None:
+    press(client, "/settings", player1="Иван", player2="Мария")
+    tap(client, 1, "normal")
+    response = press(client, "/new", target="7")
+    assert response.status_code == 200
+    page = text_of(response)
+    assert "The match Иван – Мария, 1:0, is not finished." in page
+    assert '<input type="hidden" name="confirmed" value="1">' in page
+    assert '<input type="hidden" name="target" value="7">' in page
+    assert len(client.get("/api/matches").json["matches"]) == 1
+
+
+def test_a_new_match_does_not_ask_once_the_match_is_won(client: FlaskClient) -> None:
+    match = api_start(client, target=7)
+    win_match(client, match["id"], player=1, target=7)
+    assert press(client, "/new", target="7").status_code == 302
+    assert len(client.get("/api/matches").json["matches"]) == 2
 
 
 def test_the_target_can_be_switched_from_the_page(client: FlaskClient) -> None:
@@ -155,13 +174,23 @@ def test_a_switch_that_would_end_the_match_is_explained_and_changes_nothing(
     assert client.get("/api/matches/current").json["target"] == 11
 
 
-def test_raising_the_target_reopens_a_finished_match(client: FlaskClient) -> None:
+def test_raising_the_target_of_a_finished_match_asks_to_play_on(client: FlaskClient) -> None:
+    match = api_start(client, target=7, players=["Ivan", "Maria"])
+    win_match(client, match["id"], player=1, target=7)
+    response = press(client, "/settings", target="11")
+    page = text_of(response)
+    assert "Ivan has already won 9:0. Playing on to 11 takes that win back" in page
+    assert '<button class="primary">Play on to 11</button>' in page
+    assert client.get("/api/matches/current").json["winner"] == 1
+
+
+def test_playing_on_reopens_a_finished_match(client: FlaskClient) -> None:
     match = api_start(client, target=7)
     win_match(client, match["id"], player=1, target=7)
-    press(client, "/settings", target="11")
+    press(client, "/settings", target="11", confirmed="1")
     page = text_of(client.get("/"))
-    assert '<section class="finished" aria-labelledby="finished-heading" hidden>' in page
-    assert "<fieldset disabled" not in page
+    assert '<section class="result" aria-labelledby="result-heading" hidden>' in page
+    assert '<section class="record" aria-labelledby="record-heading" >' in page
     assert tap(client, 2, "normal").status_code == 302
 
 
@@ -175,10 +204,10 @@ def test_players_are_named_from_the_page(client: FlaskClient) -> None:
 @pytest.mark.parametrize(
     ("fields", "status", "message"),
     [
-        ({"player": "3", "outcome": "normal"}, 422, "Player must be 1 or 2"),
+        ({"player": "3", "outcome": "normal"}, 422, "The player must be 1 or 2"),
         ({"player": "1", "outcome": "kapo"}, 422, "Unknown outcome"),
-        ({"player": "", "outcome": "normal"}, 422, "Player must be 1 or 2"),
-        ({"outcome": "normal"}, 422, "Player must be 1 or 2"),
+        ({"player": "", "outcome": "normal"}, 422, "The player must be 1 or 2"),
+        ({"outcome": "normal"}, 422, "The player must be 1 or 2"),
     ],
 )
 def test_a_bad_tap_shows_the_page_again_and_stores_nothing(
@@ -228,7 +257,7 @@ def test_history_lists_matches_newest_first(client: FlaskClient) -> None:
     win_match(client, first["id"], player=2, target=7)
     api_start(client)
     page = text_of(client.get("/matches"))
-    assert page.index("In progress, 0:0") < page.index("Maria won 0:9")
+    assert page.index("Unfinished, 0:0") < page.index("Maria won 0:9")
     assert "to 7 · 3 deals" in page
     assert f'href="/matches/{first["id"]}"' in page
 
@@ -239,10 +268,12 @@ def test_history_is_paginated(client: FlaskClient) -> None:
     first = text_of(client.get("/matches"))
     assert "Page 1 of 2" in first
     assert 'href="/matches?page=2"' in first
-    assert text_of(client.get("/matches?page=2")).count("In progress") == 1
+    assert text_of(client.get("/matches?page=2")).count("Unfinished") == 1
 
 
-@pytest.mark.parametrize(("page", "status"), [("9", 404), ("x", 400), ("0", 422)])
+@pytest.mark.parametrize(
+    ("page", "status"), [("9", 404), ("x", 400), ("0", 404), ("9" * 5000, 400)]
+)
 def test_history_refuses_pages_that_do_not_exist(
     client: FlaskClient, page: str, status: int
 ) -> None:
@@ -270,7 +301,7 @@ def test_an_unknown_match_page_is_404(client: FlaskClient) -> None:
 
 def test_the_rules_page_explains_every_outcome(client: FlaskClient) -> None:
     page = text_of(client.get("/rules"))
-    for name in ["Win", "Schneider", "Schwarz", "Close failed", "Wrong 66", "33"]:
+    for name in ["Win", "Schneider", "Schwarz", "Failed close", "Wrong 66", "33"]:
         assert name in page
 
 
@@ -302,8 +333,8 @@ def test_a_double_tap_on_undo_takes_back_one_deal(client: FlaskClient) -> None:
 
 def test_a_double_tap_on_new_match_starts_one_match(client: FlaskClient) -> None:
     tap(client, 1, "normal")
-    form = {**page_form(client), "target": "11"}
+    form = {**page_form(client), "target": "11", "confirmed": "1"}
     client.post("/new", data=form)
     client.post("/new", data=form)
     assert len(client.get("/api/matches").json["matches"]) == 2
-    assert "A new match had already been started" in text_of(client.get("/"))
+    assert "This new match was started already; here it is." in text_of(client.get("/"))

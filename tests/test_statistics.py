@@ -5,9 +5,9 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter import statistics
 from counter.browser import SESSION_KEY
 from counter.scoring import Outcome
+from counter.services import statistics
 
 from helpers import api_play, api_start, win_match
 
@@ -25,7 +25,7 @@ def test_a_pair_record_counts_matches_deals_and_runs(app: Flask, client: FlaskCl
     api_play(client, open_match["id"], (2, "wrong_claim"), (1, "failed_close"))
     api_start(client, players=["Ivan", "Petar"])
     with app.app_context():
-        pairs = statistics.statistics(owner_of(client))
+        pairs = statistics.statistics(owner=owner_of(client))
     assert [(p.players[0].name, p.players[1].name, p.matches) for p in pairs] == [
         ("Ivan", "Maria", 7),
         ("Ivan", "Petar", 1),
@@ -46,7 +46,33 @@ def test_the_page_shows_each_pair_and_a_chart(client: FlaskClient) -> None:
     page = client.get("/statistics").get_data(as_text=True)
     assert '<h2 id="pair-1">Иван – Мария</h2>' in page
     assert '<svg class="chart"' in page
-    assert 'class="bar2" x="125" y="62" width="170.0"' in page  # 3 schwarz: the longest bar
+    # Schwarz is the third row; Мария's 3 are the longest bar, drawn under its label.
+    assert 'class="bar2" x="0" y="106" width="260.0"' in page
+    assert '<p class="legend" aria-hidden="true"><span class="key seat1"></span> Иван' in page
+
+
+def test_a_tie_is_counted_once_for_the_pair_and_rows_follow_the_rules(
+    app: Flask, client: FlaskClient
+) -> None:
+    match = api_start(client, players=["Ivan", "Maria"], rules={"ties": "no_points"})
+    api_play(client, match["id"], (1, "normal"))
+    client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
+    with app.app_context():
+        pair = statistics.statistics(owner=owner_of(client))[0]
+    assert pair.ties == 1
+    assert Outcome.TIE not in pair.outcomes
+    assert Outcome.WRONG_CLAIM_NO_TRICK not in pair.outcomes
+    assert (pair.players[0].deal_count, pair.players[1].deal_count) == (1, 0)
+    page = client.get("/statistics").get_data(as_text=True)
+    assert "1 deal at 65:65" in page
+
+
+def test_averages_are_written_with_the_languages_decimal_mark(client: FlaskClient) -> None:
+    match = api_start(client, players=["Ivan", "Maria"])
+    api_play(client, match["id"], (1, "normal"), (2, "normal"), (1, "normal"))
+    api_start(client)
+    page = client.get("/statistics", headers={"Accept-Language": "bg"}).get_data(as_text=True)
+    assert "1,5" in page
 
 
 def test_a_browser_without_matches_is_told_so(client: FlaskClient) -> None:

@@ -11,6 +11,15 @@ from counter import scoring
 from counter.models import Deal, Match, db
 from counter.scoring import Outcome
 
+# Outcomes every table plays; the others get a row only where deals were won by them.
+ALWAYS_SHOWN = (
+    Outcome.NORMAL,
+    Outcome.SCHNEIDER,
+    Outcome.SCHWARZ,
+    Outcome.FAILED_CLOSE,
+    Outcome.WRONG_CLAIM,
+)
+
 
 @dataclass
 class PlayerStats:
@@ -32,10 +41,21 @@ class PairStats:
     matches: int = 0
     finished: int = 0
     deals: int = 0
+    ties: int = 0  # deals at 65:65, won by nobody
 
     @property
     def deals_per_match(self) -> float:
         return self.deals / self.matches if self.matches else 0.0
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        """The outcomes worth a row: the common ones, and any other that won a deal here."""
+        won = set(self.players[0].deals_won) | set(self.players[1].deals_won)
+        return [
+            outcome
+            for outcome in Outcome
+            if outcome in ALWAYS_SHOWN or (outcome in won and outcome is not Outcome.TIE)
+        ]
 
     @property
     def longest_bar(self) -> int:
@@ -46,7 +66,7 @@ class PairStats:
         return self.players[0] if self.players[0].name == name else self.players[1]
 
 
-def statistics(owner: str | None) -> list[PairStats]:
+def statistics(*, owner: str | None) -> list[PairStats]:
     """Every pair of players of this browser, the pair with the most matches first."""
     if owner is None:
         return []
@@ -66,7 +86,7 @@ def statistics(owner: str | None) -> list[PairStats]:
         per_match.setdefault(match_id, []).append((player, outcome, count))
 
     pairs: dict[frozenset[str], PairStats] = {}
-    runs: dict[str, int] = {}
+    runs: dict[tuple[frozenset[str], str], int] = {}
     for match_id, first, second, won_by in matches:
         names = (first, second)
         key = frozenset(names)
@@ -76,18 +96,16 @@ def statistics(owner: str | None) -> list[PairStats]:
         pair.matches += 1
         for seat, outcome, count in per_match.get(match_id, []):
             pair.deals += count
-            if seat is not None:  # a tie is nobody's deal
+            if seat is None:
+                pair.ties += count
+            else:
                 pair.player(names[seat - 1]).deals_won[Outcome(outcome)] += count
         if won_by is not None:
             pair.finished += 1
             winner = pair.player(names[scoring.parse_seat(won_by) - 1])
             loser = pair.player(names[2 - won_by])
             winner.matches_won += 1
-            runs[_run_key(key, winner.name)] = run = runs.get(_run_key(key, winner.name), 0) + 1
+            runs[key, winner.name] = run = runs.get((key, winner.name), 0) + 1
             winner.longest_run = max(winner.longest_run, run)
-            runs[_run_key(key, loser.name)] = 0
+            runs[key, loser.name] = 0
     return sorted(pairs.values(), key=lambda pair: -pair.matches)
-
-
-def _run_key(pair: frozenset[str], name: str) -> str:
-    return "\0".join([*sorted(pair), name])

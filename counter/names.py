@@ -1,0 +1,80 @@
+"""Players' names: tidied once on the way in, so that one player is always one name.
+
+Pure Python. A name is compared as stored (the games of a series count per
+pair of names), so everything that would make the same-looking name two names,
+or a name that shows as nothing, is settled here.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from counter.refusals import N_, Invalid
+
+NAME_MAX_LENGTH = 40
+DEFAULT_NAMES: tuple[str, str] = ("Player 1", "Player 2")
+
+ZERO_WIDTH_JOINER = "\u200d"
+# Bidi controls reorder the text around a name, and other format characters are
+# invisible (zero-width space, word joiner, byte order mark): "Bob" and "Bob" with
+# one of them are the same player. A zero-width joiner stays inside emoji sequences.
+_INVISIBLE = "Cf"
+
+
+def _visible(name: str) -> str:
+    kept = []
+    for index, char in enumerate(name):
+        if unicodedata.category(char) != _INVISIBLE:
+            kept.append(char)
+        elif char == ZERO_WIDTH_JOINER and 0 < index < len(name) - 1:
+            before, after = name[index - 1], name[index + 1]
+            if unicodedata.category(before) == "So" or unicodedata.category(after) == "So":
+                kept.append(char)
+    return "".join(kept)
+
+
+def parse_name(value: object, seat: int, default: str | None = None) -> str:
+    """A player's name: NFC, invisible characters removed, spaces folded, 1-40 characters.
+
+    An empty name (or one of nothing visible) is the default for that seat.
+    """
+    fallback = default or DEFAULT_NAMES[seat - 1]
+    if value is None:
+        return fallback
+    if not isinstance(value, str):
+        raise Invalid(N_("The name of player %(seat)s must be text."), seat=seat)
+    name = " ".join(_visible(unicodedata.normalize("NFC", value)).split())
+    if not name:
+        return fallback
+    if len(name) > NAME_MAX_LENGTH:
+        raise Invalid(
+            N_("The name of player %(seat)s is %(length)s characters long; keep it to %(most)s."),
+            seat=seat,
+            length=len(name),
+            most=NAME_MAX_LENGTH,
+        )
+    # Control, unassigned, private-use and surrogate code points cannot be shown.
+    if any(unicodedata.category(char) in {"Cc", "Cn", "Co", "Cs"} for char in name):
+        raise Invalid(
+            N_("The name of player %(seat)s holds characters that cannot be shown."), seat=seat
+        )
+    return name
+
+
+def parse_names(
+    first: object, second: object, defaults: tuple[str, str] = DEFAULT_NAMES
+) -> tuple[str, str]:
+    """Both players' names; two players may not share one, or the tally would be unreadable."""
+    names = (parse_name(first, 1, defaults[0]), parse_name(second, 2, defaults[1]))
+    if names[0].casefold() == names[1].casefold():
+        raise Invalid(
+            N_("Both players are called %(name)s; give them different names."), name=names[0]
+        )
+    return names
+
+
+def parse_pair(value: object, defaults: tuple[str, str] = DEFAULT_NAMES) -> tuple[str, str]:
+    """Two names sent as a list (the API and imports), tidied as :func:`parse_names` does."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise Invalid(N_("Give exactly two player names."))
+    return parse_names(value[0], value[1], defaults)

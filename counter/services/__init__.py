@@ -1,0 +1,15 @@
+"""The service layer: every way in (HTML forms, JSON API) reads and changes matches here.
+
+Functions take the browser's owner key and plain values as keyword arguments,
+check the values with :mod:`counter.scoring`, persist through SQLAlchemy and
+hand back read-only views (:mod:`counter.services.views`). A match that belongs
+to another browser is reported exactly like one that does not exist.
+
+- ``matches``: start, read, list, change, continue and delete matches
+- ``deals``: record, undo, correct and delete deals
+- ``sharing``: read-only links to one match
+- ``keys``: a browser's key: another device, rotation, erasing everything
+- ``archive``: export and import
+- ``statistics``: each pair of players' record
+- ``views``, ``queries``, ``series``, ``transactions``: what the others share
+"""

@@ -1,0 +1,364 @@
+"""Export a browser's matches (rows for a spreadsheet, JSON for another browser) and import them.
+
+An import is checked whole before anything is stored: every match must be one
+the rules allow, deal by deal, each deal worth what its outcome earns under its
+house rules. Matches keep their uid, so a file imported twice adds its matches
+once. The matches are then stored a batch at a time, each batch a short
+transaction, so a big file never holds the database's write lock for long; an
+import cut short is completed by importing the same file again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from counter import scoring
+from counter.models import Deal, Match, db
+from counter.names import parse_pair
+from counter.refusals import N_, Invalid, Refusal, TooLarge, shown
+from counter.scoring import DealResult, HouseRules
+from counter.services.matches import parse_uid
+from counter.services.transactions import writes
+from counter.services.views import deal_result, moment
+
+FORMAT = "santase-counter"
+VERSION = 2
+READS = (1, 2)  # version 1 had no house rules per deal: they are the match's
+MATCH_FIELDS = {"uid", "target", "players", "rules", "first_dealer", "created_at", "deals"}
+DEAL_FIELDS = {"number", "player", "outcome", "points", "created_at", "corrected_at"}
+# One import: years of matches at a table, and a bound on the work one request can cost.
+MAX_MATCHES = 2000
+MAX_DEALS = 60_000
+BATCH_DEALS = 2000  # deals stored per transaction
+EARLIEST, LATEST = datetime(2000, 1, 1), datetime(2100, 1, 1)
+
+
+def _owned(owner: str | None) -> list[Match]:
+    if owner is None:
+        return []
+    return list(
+        db.session.scalars(
+            select(Match)
+            .where(Match.owner == owner)
+            .order_by(Match.id)
+            .options(selectinload(Match.deals))
+        )
+    )
+
+
+def export_document(*, owner: str | None) -> dict[str, Any]:
+    """Every match of this browser, with its deals, as the JSON that import reads."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": moment(datetime.now(UTC).replace(tzinfo=None)),
+        "matches": [_exported(match) for match in _owned(owner)],
+    }
+
+
+def _exported(match: Match) -> dict[str, Any]:
+    deals = []
+    for deal in match.deals:
+        exported: dict[str, Any] = {
+            "number": deal.number,
+            "player": deal.player,
+            "outcome": deal.outcome,
+            "points": deal.points,
+            "created_at": moment(deal.created_at),
+            "corrected_at": moment(deal.corrected_at),
+        }
+        if deal.rules != match.rules:  # recorded before the rules were changed
+            exported["rules"] = deal.rules.as_dict()
+        deals.append(exported)
+    return {
+        "uid": match.uid,
+        "target": match.target,
+        "players": list(match.names),
+        "rules": match.rules.as_dict(),
+        "first_dealer": match.first_dealer,
+        "created_at": moment(match.created_at),
+        "deals": deals,
+    }
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    """One deal of the spreadsheet export, with the match around it and both running totals."""
+
+    match: Match
+    deal: Deal
+    scores: tuple[int, int]
+
+
+def export_rows(*, owner: str | None) -> Iterator[ExportRow]:
+    """Every deal of this browser's matches, oldest match first."""
+    for match in _owned(owner):
+        results = [deal_result(deal) for deal in match.deals]
+        totals = scoring.running_totals(results, match.target, match.names)
+        for deal, after in zip(match.deals, totals, strict=True):
+            yield ExportRow(match=match, deal=deal, scores=after.scores)
+
+
+@dataclass(frozen=True)
+class ImportedDeal:
+    result: DealResult
+    created_at: datetime
+    corrected_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ImportedMatch:
+    """A match of a file, checked against the rules."""
+
+    uid: str
+    players: tuple[str, str]
+    target: int
+    rules: HouseRules
+    first_dealer: int
+    created_at: datetime
+    deals: list[ImportedDeal]
+    won_by: int | None
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        return scoring.standing([deal.result for deal in self.deals], self.target).scores
+
+    @property
+    def played_at(self) -> datetime:
+        times = [self.created_at]
+        for deal in self.deals:
+            times.append(deal.corrected_at or deal.created_at)
+        return max(times)
+
+
+def _reject_constant(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def read_document(raw: bytes | str) -> list[ImportedMatch]:
+    """The matches of an exported file, each checked against the rules; or a clear refusal.
+
+    UTF-8, UTF-16 and UTF-32 files are read alike.
+    """
+    try:
+        document = json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        raise Invalid(N_("This file is not an export of the counter (it is not JSON).")) from None
+    if (
+        not isinstance(document, dict)
+        or document.get("format") != FORMAT
+        or not isinstance(document.get("matches"), list)
+    ):
+        raise Invalid(N_("This file is not an export of the counter."))
+    if document.get("version") not in READS:
+        raise Invalid(N_("This export comes from another version of the counter."))
+    found = document["matches"]
+    if len(found) > MAX_MATCHES:
+        raise TooLarge(
+            N_("The file holds %(count)s matches; one import takes at most %(most)s."),
+            count=len(found),
+            most=MAX_MATCHES,
+        )
+    deals = sum(
+        len(match["deals"])
+        for match in found
+        if isinstance(match, dict) and isinstance(match.get("deals"), list)
+    )
+    if deals > MAX_DEALS:
+        raise TooLarge(
+            N_("The file holds %(count)s deals; one import takes at most %(most)s."),
+            count=deals,
+            most=MAX_DEALS,
+        )
+    matches = [_checked_match(position, match) for position, match in enumerate(found, 1)]
+    seen: dict[str, int] = {}
+    for position, match in enumerate(matches, 1):
+        if match.uid in seen:
+            raise Invalid(
+                N_("Matches %(first)s and %(second)s of the file have the same uid."),
+                first=seen[match.uid],
+                second=position,
+            )
+        seen[match.uid] = position
+    return matches
+
+
+def _checked_match(position: int, match: object) -> ImportedMatch:
+    try:
+        if not isinstance(match, dict) or set(match) != MATCH_FIELDS:
+            raise Invalid(N_("The fields of the match are not those of an export."))
+        uid = parse_uid(match["uid"])
+        players = parse_pair(match["players"])
+        target = scoring.parse_target(match["target"])
+        rules = HouseRules.from_dict(match["rules"])
+        first_dealer = scoring.parse_seat(match["first_dealer"])
+        found = match["deals"]
+        if not isinstance(found, list):
+            raise Invalid(N_("The deals of the match are not a list."))
+        deals = [_checked_deal(number, deal, rules) for number, deal in enumerate(found, 1)]
+        final = scoring.replay([deal.result for deal in deals], target, players)
+        created_at = _parse_moment(match["created_at"])
+    except Refusal as error:
+        kind = TooLarge if isinstance(error, TooLarge) else Invalid
+        raise kind(
+            N_("Match %(position)s of the file: %(problem)s"), position=position, problem=error
+        ) from None
+    return ImportedMatch(
+        uid=uid,
+        players=players,
+        target=target,
+        rules=rules,
+        first_dealer=first_dealer,
+        created_at=created_at,
+        deals=deals,
+        won_by=final.winner,
+    )
+
+
+def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> ImportedDeal:
+    if (
+        not isinstance(deal, dict)
+        or not DEAL_FIELDS <= set(deal) <= DEAL_FIELDS | {"rules"}
+        or type(deal["number"]) is not int
+        or deal["number"] != number
+    ):
+        raise Invalid(N_("Deal %(number)s is not as an export writes it."), number=number)
+    try:
+        rules = HouseRules.from_dict(deal["rules"], match_rules) if "rules" in deal else match_rules
+        outcome = scoring.parse_outcome(deal["outcome"])
+        player = None if deal["player"] is None else scoring.parse_seat(deal["player"])
+        points = deal["points"]
+        if type(points) is not int:
+            raise Invalid(
+                N_("The points must be a whole number, not %(value)s."), value=shown(points)
+            )
+        result = DealResult(player, outcome, points, rules)
+        scoring.check_points(result)
+        created_at = _parse_moment(deal["created_at"])
+        corrected_at = None if deal["corrected_at"] is None else _parse_moment(deal["corrected_at"])
+    except Refusal as error:
+        raise Invalid(N_("Deal %(number)s: %(problem)s"), number=number, problem=error) from None
+    return ImportedDeal(result=result, created_at=created_at, corrected_at=corrected_at)
+
+
+def _parse_moment(value: object) -> datetime:
+    """A time written by an export (ISO 8601), as naive UTC, within this century."""
+    if isinstance(value, str) and len(value) <= 40:
+        try:
+            parsed = datetime.fromisoformat(value)
+            if parsed.tzinfo is not None:
+                parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+        except (ValueError, OverflowError):
+            pass
+        else:
+            if EARLIEST <= parsed < LATEST:
+                return parsed
+    raise Invalid(N_("%(value)s is not a date and time between 2000 and 2100."), value=shown(value))
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import adds: matches new to this browser, and those it already has."""
+
+    new: list[ImportedMatch]
+    present: list[ImportedMatch]
+
+
+def _present(owner: str | None, uids: list[str]) -> set[str]:
+    if owner is None or not uids:
+        return set()
+    have: set[str] = set()
+    for start in range(0, len(uids), 500):
+        chunk = uids[start : start + 500]
+        have.update(
+            db.session.scalars(select(Match.uid).where(Match.owner == owner, Match.uid.in_(chunk)))
+        )
+    return have
+
+
+def preview(*, owner: str | None, matches: list[ImportedMatch]) -> ImportReport:
+    """Which matches of a checked file this browser lacks, and which it has already."""
+    have = _present(owner, [match.uid for match in matches])
+    return ImportReport(
+        new=[match for match in matches if match.uid not in have],
+        present=[match for match in matches if match.uid in have],
+    )
+
+
+def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
+    """Store the matches this browser lacks, a batch per short transaction."""
+    report = preview(owner=owner, matches=matches)
+    batch: list[ImportedMatch] = []
+    size = 0
+    for match in report.new:
+        batch.append(match)
+        size += len(match.deals) + 1
+        if size >= BATCH_DEALS:
+            _store(owner=owner, matches=batch)
+            batch, size = [], 0
+    if batch:
+        _store(owner=owner, matches=batch)
+    return report
+
+
+def _store(*, owner: str, matches: list[ImportedMatch]) -> None:
+    for _attempt in range(3):
+        try:
+            _store_batch(owner=owner, matches=matches)
+            return
+        except IntegrityError:
+            # The same file imported at the same moment by another request: those
+            # matches are there now, and the next attempt leaves them out.
+            continue
+    raise Invalid(N_("The same matches were being imported at the same time; import again."))
+
+
+@writes
+def _store_batch(*, owner: str, matches: list[ImportedMatch]) -> None:
+    have = _present(owner, [match.uid for match in matches])
+    missing = [match for match in matches if match.uid not in have]
+    if not missing:
+        return
+    ids = db.session.execute(
+        insert(Match).returning(Match.id, sort_by_parameter_order=True),
+        [
+            {
+                "uid": match.uid,
+                "owner": owner,
+                "player1": match.players[0],
+                "player2": match.players[1],
+                "target": match.target,
+                "first_dealer": match.first_dealer,
+                "created_at": match.created_at,
+                "played_at": match.played_at,
+                "won_by": match.won_by,
+                "rules": match.rules,
+            }
+            for match in missing
+        ],
+    ).scalars()
+    rows = [
+        {
+            "match_id": match_id,
+            "number": number,
+            "player": deal.result.player,
+            "outcome": deal.result.outcome.value,
+            "points": deal.result.points,
+            "rules": deal.result.rules,
+            "created_at": deal.created_at,
+            "corrected_at": deal.corrected_at,
+        }
+        for match_id, match in zip(ids, missing, strict=True)
+        for number, deal in enumerate(match.deals, 1)
+    ]
+    if rows:
+        db.session.execute(insert(Deal), rows)
+    db.session.commit()

@@ -1,0 +1,224 @@
+"""Deals: record one, undo the last, correct or delete a past one."""
+
+from __future__ import annotations
+
+from sqlalchemy.exc import IntegrityError
+
+from counter import scoring
+from counter.models import REQUEST_ID_MAX_LENGTH, Deal, Match, db, utcnow
+from counter.names import DEFAULT_NAMES
+from counter.refusals import N_, Conflict, Invalid, NotFound, shown
+from counter.scoring import Outcome, Seat
+from counter.services import queries
+from counter.services.matches import load_or_start
+from counter.services.transactions import begin_write, writes
+from counter.services.views import DealView, MatchView, deal_result, full_view, standing
+
+
+class DealNotFound(NotFound):
+    """The match has no deal with that number."""
+
+    @classmethod
+    def with_number(cls, match_id: int | None, number: object) -> DealNotFound:
+        return cls(N_("Match %(id)s has no deal %(number)s."), id=match_id, number=shown(number))
+
+
+class NothingToUndo(Conflict):
+    """Undo was asked of a match without deals, or of a deal that is no longer the last."""
+
+
+class RequestReused(Conflict):
+    """A request id came back with a different deal than the one it recorded."""
+
+
+def parse_request_id(value: object) -> str | None:
+    """A client's id for one tap: printable text of 1 to 64 characters, or none."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, str)
+        or not 1 <= len(value) <= REQUEST_ID_MAX_LENGTH
+        or not value.isprintable()
+    ):
+        raise Invalid(
+            N_("A request id is printable text of 1 to %(most)s characters."),
+            most=REQUEST_ID_MAX_LENGTH,
+        )
+    return value
+
+
+def receiver(outcome: Outcome, player: object) -> Seat | None:
+    """The seat that receives a deal's points; a tie has none (score_deal refuses one)."""
+    if outcome is Outcome.TIE and player is None:
+        return None
+    return scoring.parse_seat(player)
+
+
+@writes
+def record_deal(
+    *,
+    owner: str,
+    match_id: int | None,
+    player: object,
+    outcome: object,
+    request_id: object = None,
+    defaults: tuple[str, str] = DEFAULT_NAMES,
+) -> tuple[MatchView, bool]:
+    """Record one deal's game points for ``player``; returns the match and whether it is new.
+
+    The deal is scored under the match's house rules of now, and keeps them. With
+    no ``match_id`` the browser's first match is started with this deal. A
+    ``request_id`` seen before in this match records nothing and returns the
+    match as it is, so a double tap or a retried request counts once.
+    """
+    kind = scoring.parse_outcome(outcome)
+    seat = receiver(kind, player)
+    request = parse_request_id(request_id)
+    for attempt in range(3):
+        if attempt:
+            begin_write()
+        match, earlier = load_or_start(owner, match_id, defaults)
+        result = scoring.score_deal(seat, kind, match.rules)
+        if _replayed(match, request, result):
+            view = full_view(match, earlier)
+            db.session.rollback()  # nothing to write: end the transaction and its lock
+            return view, False
+        after = standing(match).after(result)  # refuses a finished match
+        scoring.check_room(len(match.deals))
+        match.won_by = after.winner
+        match.played_at = utcnow()
+        match.deals.append(
+            Deal(
+                number=len(match.deals) + 1,
+                player=result.player,
+                outcome=result.outcome.value,
+                points=result.points,
+                rules=result.rules,
+                request_id=request,
+            )
+        )
+        try:
+            db.session.commit()
+        except IntegrityError:
+            # Another request took this deal number or request id first (PostgreSQL
+            # without the match lock, e.g. the very first deal): look again.
+            db.session.rollback()
+            continue
+        return full_view(match, earlier), True
+    raise Conflict(N_("The match changed while this deal was being recorded; try again."))
+
+
+def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) -> bool:
+    if request_id is None:
+        return False
+    for deal in match.deals:
+        if deal.request_id == request_id:
+            if (deal.player, deal.outcome) != (result.player, result.outcome.value):
+                raise RequestReused(
+                    N_(
+                        "That request was already recorded as deal %(number)s, for another "
+                        "player or outcome; nothing new was recorded."
+                    ),
+                    number=deal.number,
+                )
+            return True
+    return False
+
+
+@writes
+def undo_last_deal(
+    *, owner: str, match_id: int, number: int | None = None, request_id: object = None
+) -> tuple[MatchView, DealView | None]:
+    """Take back the latest deal; a match it had finished is open again.
+
+    With ``number`` or ``request_id`` (the one the deal was recorded with), only
+    that deal is taken back. A deal whose request id is no longer in the match
+    was undone already: nothing more is removed and the answer is the match as
+    it is, so a repeated or retried undo takes back one deal, never two.
+    Returns the match as it is now and the deal that was taken back, if one was.
+    """
+    request = parse_request_id(request_id)
+    match, earlier = queries.load(owner, match_id, for_update=True)
+    if request is not None and all(deal.request_id != request for deal in match.deals):
+        view = full_view(match, earlier)
+        db.session.rollback()
+        return view, None
+    if not match.deals:
+        raise NothingToUndo(N_("There is no deal to undo in this match."))
+    last = match.deals[-1]
+    if (number is not None and last.number != number) or (
+        request is not None and last.request_id != request
+    ):
+        raise NothingToUndo(
+            N_("Deal %(number)s is no longer the last one; nothing was undone."),
+            number=number if number is not None else _number_of(match, request),
+        )
+    removed = full_view(match, earlier).deals[-1]  # type: ignore[index]
+    match.deals.remove(last)  # deleted on commit
+    match.won_by = None  # only the last deal can have won the match: it is open again
+    match.played_at = utcnow()
+    db.session.commit()
+    return full_view(match, earlier), removed
+
+
+def _number_of(match: Match, request_id: str | None) -> int | None:
+    return next((deal.number for deal in match.deals if deal.request_id == request_id), None)
+
+
+def _numbered(match: Match, number: object) -> Deal:
+    if isinstance(number, int) and not isinstance(number, bool):
+        for deal in match.deals:
+            if deal.number == number:
+                return deal
+    raise DealNotFound.with_number(match.id, number)
+
+
+@writes
+def correct_deal(
+    *, owner: str, match_id: int, number: int, player: object = None, outcome: object = None
+) -> tuple[MatchView, DealView]:
+    """Change who received a past deal's points and why (either may stay as it was).
+
+    The deal is scored again under the house rules it was recorded with; totals
+    and winner follow. Refused when the match would then be won before its last
+    deal. Returns the match and the corrected deal.
+    """
+    match, earlier = queries.load(owner, match_id, for_update=True)
+    deal = _numbered(match, number)
+    kind = scoring.parse_outcome(deal.outcome if outcome is None else outcome)
+    if player is None and kind is not Outcome.TIE:
+        player = deal.player
+    result = scoring.score_deal(receiver(kind, player), kind, deal.rules)
+    results = [result if each is deal else deal_result(each) for each in match.deals]
+    after = scoring.replay(results, match.target, match.names)
+    if (deal.player, deal.outcome, deal.points) != (result.player, result.outcome, result.points):
+        deal.player, deal.outcome, deal.points = result.player, result.outcome.value, result.points
+        deal.corrected_at = utcnow()
+    match.won_by = after.winner
+    match.played_at = utcnow()
+    db.session.commit()
+    view = full_view(match, earlier)
+    return view, view.deals[number - 1]  # type: ignore[index]
+
+
+@writes
+def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, DealView]:
+    """Remove a past deal; the later ones move up a number, totals and winner follow.
+
+    Refused when the match would then be won before its last deal. Returns the
+    match and the deal that was removed.
+    """
+    match, earlier = queries.load(owner, match_id, for_update=True)
+    deal = _numbered(match, number)
+    removed = full_view(match, earlier).deals[number - 1]  # type: ignore[index]
+    rest = [each for each in match.deals if each is not deal]
+    after = scoring.replay([deal_result(each) for each in rest], match.target, match.names)
+    match.deals.remove(deal)
+    db.session.flush()  # the number is free before the later deals move into it
+    for later in rest[number - 1 :]:
+        later.number -= 1
+        db.session.flush()  # one at a time, in order: numbers stay unique throughout
+    match.won_by = after.winner
+    match.played_at = utcnow()
+    db.session.commit()
+    return full_view(match, earlier), removed

@@ -1,0 +1,239 @@
+"""Matches: start one, read them, change their settings, continue or delete one."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from sqlalchemy import delete, select
+
+from counter import scoring
+from counter.models import Deal, Match, db, utcnow
+from counter.names import DEFAULT_NAMES, parse_pair
+from counter.refusals import N_, Conflict, Invalid
+from counter.scoring import HouseRules
+from counter.services import queries, series
+from counter.services.queries import MatchNotFound, Summary
+from counter.services.transactions import writes
+from counter.services.views import MatchPage, MatchView, PlayerView, full_view, standing
+
+PAGE_SIZE = 20
+UID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class MatchIsFinished(Conflict):
+    """Continuing was asked of a match that already has a winner."""
+
+
+def get_match(*, owner: str | None, match_id: int) -> MatchView:
+    """One of this browser's matches, with its deals."""
+    return full_view(*queries.load(owner, match_id))
+
+
+def current_match(*, owner: str | None) -> MatchView | None:
+    """The match this browser played in last, with its deals."""
+    found = queries.load_current(owner)
+    return None if found is None else full_view(*found)
+
+
+def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
+    """A page of this browser's matches, newest first, as summaries without deals."""
+    total = 0 if owner is None else queries.count(owner)
+    pages = max(1, math.ceil(total / per_page))
+    if not 1 <= page <= pages:
+        raise MatchNotFound(
+            N_("There is no page %(page)s; the history has %(pages)s."), page=page, pages=pages
+        )
+    rows = [] if owner is None else queries.page_summaries(owner, (page - 1) * per_page, per_page)
+    games = (
+        []
+        if owner is None
+        else series.games_on_page(owner, [(row.id, row.names, row.won_by) for row in rows])
+    )
+    return MatchPage(
+        matches=[_summary(row, each) for row, each in zip(rows, games, strict=True)],
+        page=page,
+        pages=pages,
+        total=total,
+    )
+
+
+def _summary(row: Summary, games: tuple[int, int]) -> MatchView:
+    result = scoring.Standing(row.scores, row.target, row.names)
+    return MatchView(
+        id=row.id,
+        uid=row.uid,
+        target=row.target,
+        players=(
+            PlayerView(1, row.names[0], result.scores[0], games[0]),
+            PlayerView(2, row.names[1], result.scores[1], games[1]),
+        ),
+        winner=result.winner,
+        deal_count=row.deal_count,
+        created_at=row.created_at,
+        finished_at=row.last_deal_at if result.finished else None,
+        played_at=row.played_at,
+        rules=row.rules,
+        first_dealer=row.first_dealer,
+    )
+
+
+def parse_uid(value: object) -> str:
+    """A match's uid: 32 lowercase hexadecimal digits (a UUID without its dashes)."""
+    if isinstance(value, str) and UID.match(value):
+        return value
+    raise Invalid(N_("A match uid is 32 lowercase hexadecimal digits."))
+
+
+def _latest_rules(owner: str) -> HouseRules | None:
+    """The house rules of the match this browser played last: its last choice."""
+    match_id = queries.current_id(owner)
+    return None if match_id is None else db.session.get_one(Match, match_id).rules
+
+
+@writes
+def start_match(
+    *,
+    owner: str,
+    uid: object = None,
+    target: object = None,
+    names: object = None,
+    rules: object = None,
+    preset: object = None,
+    first_dealer: object = None,
+    defaults: tuple[str, str] = DEFAULT_NAMES,
+) -> tuple[MatchView, bool]:
+    """Store a new match and make it the counter's; returns it and whether it is new.
+
+    Names not given are those of the match played last, then the defaults; house
+    rules not given are its rules (the browser's last choice), a preset gives
+    rules and target together. The same ``uid`` again (a retried or repeated
+    request, a phone that started the match offline) answers the match it started.
+    """
+    chosen_uid = None if uid is None else parse_uid(uid)
+    if chosen_uid is not None:
+        existing = db.session.scalar(
+            select(Match.id).where(Match.owner == owner, Match.uid == chosen_uid)
+        )
+        if existing is not None:
+            return get_match(owner=owner, match_id=existing), False
+    base = _latest_rules(owner) or scoring.DEFAULT_RULES
+    if preset is not None:
+        chosen = scoring.parse_preset(preset)
+        base, target = chosen.rules, chosen.target if target is None else target
+    chosen_rules = base if rules is None else HouseRules.from_dict(rules, base)
+    current = queries.current_id(owner)
+    latest = None if current is None else db.session.get_one(Match, current)
+    players = (
+        parse_pair(names, defaults)
+        if names is not None
+        else latest.names
+        if latest is not None
+        else defaults
+    )
+    match = Match(
+        owner=owner,
+        player1=players[0],
+        player2=players[1],
+        target=scoring.DEFAULT_TARGET if target is None else scoring.parse_target(target),
+        first_dealer=1 if first_dealer is None else scoring.parse_seat(first_dealer),
+        rules=chosen_rules,
+        played_at=utcnow(),
+        deals=[],
+    )
+    if chosen_uid is not None:
+        match.uid = chosen_uid
+    db.session.add(match)
+    db.session.commit()
+    return full_view(match, series.games_before(owner, match.names, match.id)), True
+
+
+def load_or_start(
+    owner: str, match_id: int | None, defaults: tuple[str, str]
+) -> tuple[Match, tuple[int, int]]:
+    """The match to change, locked; with no id, this browser's first match, started now."""
+    if match_id is not None:
+        return queries.load(owner, match_id, for_update=True)
+    match = Match(
+        owner=owner,
+        player1=defaults[0],
+        player2=defaults[1],
+        target=scoring.DEFAULT_TARGET,
+        first_dealer=1,
+        rules=scoring.DEFAULT_RULES,
+        deals=[],
+    )
+    db.session.add(match)
+    return match, (0, 0)
+
+
+@writes
+def change_match(
+    *,
+    owner: str,
+    match_id: int | None,
+    target: object = None,
+    names: object = None,
+    rules: object = None,
+    preset: object = None,
+    first_dealer: object = None,
+    play_on: bool = False,
+    defaults: tuple[str, str] = DEFAULT_NAMES,
+) -> MatchView:
+    """Switch the target, rename the players, change the house rules or the first dealer.
+
+    A target that a score already reaches is refused; a higher target for a
+    finished match takes its win back, and is refused unless ``play_on``. New
+    rules count from the next deal: recorded deals keep theirs. With no
+    ``match_id`` the browser's first match is started with these settings.
+    """
+    match, earlier = load_or_start(owner, match_id, defaults)
+    current = standing(match)
+    if names is not None:
+        current = scoring.Standing(current.scores, current.target, parse_pair(names, defaults))
+    if preset is not None:
+        chosen = scoring.parse_preset(preset)
+        match.rules, target = chosen.rules, chosen.target if target is None else target
+    if target is not None:
+        current = current.with_target(scoring.parse_target(target), play_on=play_on)
+    if rules is not None:
+        match.rules = HouseRules.from_dict(rules, match.rules)
+    if first_dealer is not None:
+        dealer = scoring.parse_seat(first_dealer)
+        if match.deals and dealer != match.first_dealer:
+            raise Conflict(N_("Who dealt first can only be changed before the first deal."))
+        match.first_dealer = dealer
+    renamed = current.names != match.names
+    match.player1, match.player2 = current.names
+    match.target = current.target
+    match.won_by = current.winner  # playing on reopens the match
+    match.played_at = utcnow()
+    db.session.commit()
+    if renamed or match_id is None:  # new names put the match in another series
+        earlier = series.games_before(owner, match.names, match.id)
+    return full_view(match, earlier)
+
+
+@writes
+def resume_match(*, owner: str, match_id: int) -> MatchView:
+    """Make an unfinished match the counter's match again, with all it had."""
+    match, earlier = queries.load(owner, match_id, for_update=True)
+    if match.won_by is not None:
+        raise MatchIsFinished(
+            N_("This match is over; start a new one, or undo its last deal to play on.")
+        )
+    match.played_at = utcnow()
+    db.session.commit()
+    return full_view(match, earlier)
+
+
+@writes
+def delete_match(*, owner: str, match_id: int) -> MatchView:
+    """Delete one match with its deals (and so its share link); returns what was deleted."""
+    match, earlier = queries.load(owner, match_id, for_update=True)
+    deleted = full_view(match, earlier)
+    db.session.execute(delete(Deal).where(Deal.match_id == match.id))
+    db.session.execute(delete(Match).where(Match.id == match.id))
+    db.session.commit()
+    db.session.expunge(match)
+    return deleted

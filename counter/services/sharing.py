@@ -1,0 +1,58 @@
+"""Read-only links to one match, for the other player's phone, until they are revoked."""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy import select
+
+from counter.models import Match, db
+from counter.refusals import N_, NotFound
+from counter.services import queries
+from counter.services.transactions import writes
+from counter.services.views import MatchView, full_view
+
+TOKEN_MAX_LENGTH = 32
+
+
+@writes
+def share_match(*, owner: str, match_id: int) -> str:
+    """The read-only link token of a match, made on first use."""
+    match, _earlier = queries.load(owner, match_id, for_update=True)
+    if match.share_token is None:
+        match.share_token = secrets.token_urlsafe(16)
+        db.session.commit()
+    return match.share_token
+
+
+@writes
+def stop_sharing(*, owner: str, match_id: int) -> None:
+    """Revoke the share link: it shows nothing from now on."""
+    match, _earlier = queries.load(owner, match_id, for_update=True)
+    match.share_token = None
+    db.session.commit()
+
+
+def share_token(*, owner: str | None, match_id: int) -> str | None:
+    """The match's current share token, if it is shared."""
+    if owner is None:
+        return None
+    return db.session.scalar(
+        select(Match.share_token).where(Match.id == match_id, Match.owner == owner)
+    )
+
+
+def shared_match(*, token: str) -> MatchView:
+    """The match a share link shows; 404 once the link is revoked or the match deleted.
+
+    Only the match itself: the games of its series (other matches) are left out.
+    """
+    row = None
+    if token.isascii() and token.isprintable() and len(token) <= TOKEN_MAX_LENGTH:
+        row = db.session.execute(
+            select(Match.owner, Match.id).where(Match.share_token == token)
+        ).one_or_none()
+    if row is None:
+        raise NotFound(N_("This match is not shared any more."))
+    match, _earlier = queries.load(row.owner, row.id)
+    return full_view(match, (0, 0))

@@ -1,0 +1,60 @@
+"""Write transactions: each change is one transaction that takes the write lock up front.
+
+A refusal rolls the transaction back, so a refused request changes nothing. A
+write that cannot get the database's lock in time is a :class:`~counter.refusals.Busy`
+refusal (503 with Retry-After), never an error page.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
+
+from counter.models import WRITE, db
+from counter.refusals import N_, Busy
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# How long a write waits for a row another write has locked (PostgreSQL); SQLite
+# waits as long as its busy timeout (models.tune_sqlite).
+LOCK_TIMEOUT_MS = 5000
+
+
+def writes(service: Callable[P, R]) -> Callable[P, R]:
+    """Run a service in a write transaction; a refusal rolls back, so it changes nothing."""
+
+    @functools.wraps(service)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            begin_write()
+            return service(*args, **kwargs)
+        except OperationalError as error:
+            db.session.rollback()
+            if _lock_timeout(error):
+                raise Busy(
+                    N_("The counter is busy with another write; nothing was changed. Try again.")
+                ) from error
+            raise
+        except BaseException:
+            db.session.rollback()
+            raise
+
+    return run
+
+
+def begin_write() -> None:
+    """Start a fresh transaction that may write; on SQLite it waits for the write lock now."""
+    db.session.rollback()  # end any read transaction, whose snapshot may be stale
+    connection = db.session.connection(execution_options=WRITE)
+    if connection.dialect.name == "postgresql":
+        connection.execute(text(f"SET LOCAL lock_timeout = {LOCK_TIMEOUT_MS}"))
+
+
+def _lock_timeout(error: OperationalError) -> bool:
+    message = str(error.orig).lower()
+    return "database is locked" in message or "lock timeout" in message

@@ -1,0 +1,158 @@
+"""Read-only views of matches, as the pages and the API show them, built from stored rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from counter import scoring
+from counter.models import Deal, Match
+from counter.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat
+from counter.services import series
+
+
+def moment(value: datetime | None) -> str | None:
+    """A stored time (naive UTC) as every answer and export writes it: ISO 8601 with a Z."""
+    return None if value is None else value.isoformat(timespec="seconds") + "Z"
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    seat: Seat
+    name: str
+    score: int
+    games: int
+
+
+@dataclass(frozen=True)
+class DealView:
+    number: int
+    player: Seat | None  # None for a tied deal
+    outcome: Outcome
+    points: int
+    scores: tuple[int, int]
+    created_at: datetime
+    corrected: bool = False
+    dealer: Seat = 1
+    request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """A match as pages and the API show it; ``id`` is None before anything is stored."""
+
+    id: int | None
+    uid: str | None
+    target: int
+    players: tuple[PlayerView, PlayerView]
+    winner: Seat | None
+    deal_count: int
+    created_at: datetime | None
+    finished_at: datetime | None
+    played_at: datetime | None = None
+    deals: tuple[DealView, ...] | None = None
+    rules: HouseRules = DEFAULT_RULES
+    first_dealer: Seat = 1
+    dealer: Seat = 1  # who deals the next deal; the other player leads
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return (self.players[0].name, self.players[1].name)
+
+    @property
+    def winner_name(self) -> str | None:
+        return None if self.winner is None else self.players[self.winner - 1].name
+
+    @property
+    def score(self) -> str:
+        """Like "8:5"."""
+        return f"{self.players[0].score}:{self.players[1].score}"
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    matches: list[MatchView]
+    page: int
+    pages: int
+    total: int
+
+
+def deal_result(deal: Deal) -> scoring.DealResult:
+    """A stored deal as the rules see it."""
+    return scoring.DealResult(
+        player=None if deal.player is None else scoring.parse_seat(deal.player),
+        outcome=Outcome(deal.outcome),
+        points=deal.points,
+        rules=deal.rules,
+    )
+
+
+def standing(match: Match) -> scoring.Standing:
+    """The match's standing from its stored deals."""
+    return scoring.standing((deal_result(deal) for deal in match.deals), match.target, match.names)
+
+
+def full_view(match: Match, earlier: tuple[int, int]) -> MatchView:
+    """The match with its deals, running totals, dealers, and the games of its series.
+
+    ``earlier`` are the games each seat won in the series before this match; the
+    match's own win, if it has one, is added here.
+    """
+    games = series.with_own_win(earlier, match.won_by)
+    results = [deal_result(deal) for deal in match.deals]
+    running = scoring.running_totals(results, match.target, match.names)
+    first_dealer = scoring.parse_seat(match.first_dealer)
+    dealers = scoring.dealers(first_dealer, results)
+    deals = tuple(
+        DealView(
+            number=deal.number,
+            player=result.player,
+            outcome=result.outcome,
+            points=result.points,
+            scores=after.scores,
+            created_at=deal.created_at,
+            corrected=deal.corrected_at is not None,
+            dealer=dealer,
+            request_id=deal.request_id,
+        )
+        for deal, result, after, dealer in zip(match.deals, results, running, dealers, strict=False)
+    )
+    last = running[-1] if running else scoring.Standing((0, 0), match.target, match.names)
+    return MatchView(
+        id=match.id,
+        uid=match.uid,
+        target=match.target,
+        players=(
+            PlayerView(1, match.player1, last.scores[0], games[0]),
+            PlayerView(2, match.player2, last.scores[1], games[1]),
+        ),
+        winner=last.winner,
+        deal_count=len(deals),
+        created_at=match.created_at,
+        finished_at=deals[-1].created_at if last.finished else None,
+        played_at=match.played_at,
+        deals=deals,
+        rules=match.rules,
+        first_dealer=first_dealer,
+        dealer=dealers[-1],
+    )
+
+
+def blank_match(names: tuple[str, str], rules: HouseRules = DEFAULT_RULES) -> MatchView:
+    """What the counter shows before this browser has a match: nothing stored yet."""
+    return MatchView(
+        id=None,
+        uid=None,
+        target=DEFAULT_TARGET,
+        players=(PlayerView(1, names[0], 0, 0), PlayerView(2, names[1], 0, 0)),
+        winner=None,
+        deal_count=0,
+        created_at=None,
+        finished_at=None,
+        deals=(),
+        rules=rules,
+    )

@@ -1,0 +1,74 @@
+"""How matches look in JSON: the API's answers, and the state the page's script starts from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from counter import scoring
+from counter.services.views import MatchPage, MatchView, moment
+
+
+def match_json(match: MatchView) -> dict[str, Any]:
+    """A match as the API shows it; a summary (no ``deals``) carries ``deal_count`` instead.
+
+    ``table`` is what the match's house rules make of each outcome now, so that a
+    client can score a tap itself before the server answers (see
+    :meth:`counter.scoring.HouseRules.as_table`).
+    """
+    body: dict[str, Any] = {
+        "id": match.id,
+        "uid": match.uid,
+        "target": match.target,
+        "players": [
+            {"seat": player.seat, "name": player.name, "score": player.score, "games": player.games}
+            for player in match.players
+        ],
+        "winner": match.winner,
+        "finished": match.finished,
+        "rules": match.rules.as_dict(),
+        "table": match.rules.as_table(),
+        "first_dealer": match.first_dealer,
+        "created_at": moment(match.created_at),
+        "finished_at": moment(match.finished_at),
+        "played_at": moment(match.played_at),
+    }
+    if match.deals is None:
+        body["deal_count"] = match.deal_count
+    else:
+        body["dealer"] = match.dealer
+        body["leader"] = scoring.other(match.dealer)
+        body["deals"] = [
+            {
+                "number": deal.number,
+                "player": deal.player,
+                "outcome": deal.outcome.value,
+                "points": deal.points,
+                "scores": list(deal.scores),
+                "created_at": moment(deal.created_at),
+                "corrected": deal.corrected,
+                "dealer": deal.dealer,
+                "request_id": deal.request_id,
+            }
+            for deal in match.deals
+        ]
+    return body
+
+
+def shared_json(match: MatchView) -> dict[str, Any]:
+    """A match as a share link shows it: the match alone, nothing that names anything else."""
+    body = match_json(match)
+    for private in ("id", "uid", "played_at", "table", "first_dealer"):
+        del body[private]
+    for player in body["players"]:
+        del player["games"]
+    for deal in body["deals"]:
+        del deal["request_id"]
+    return body
+
+
+def page_json(page: MatchPage) -> dict[str, Any]:
+    return {
+        "matches": [match_json(match) for match in page.matches],
+        "page": page.page,
+        "pages": page.pages,
+    }

@@ -1,0 +1,204 @@
+"""Export (CSV for a spreadsheet, JSON for another browser) and import with a preview."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+
+from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import lazy_gettext, ngettext
+from werkzeug.wrappers import Response
+
+from counter import i18n
+from counter.browser import browser_key, ensure_browser_key
+from counter.refusals import N_, Invalid, Refusal, TooLarge
+from counter.services import archive
+from counter.services.views import moment
+from counter.web import words
+
+bp = Blueprint("archive", __name__)
+
+IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
+FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields
+
+
+def init_app(app: Flask) -> None:
+    # Registered before CSRF protection reads the form, so the limit applies to it.
+    app.before_request(_allow_large_imports)
+
+
+def import_limit() -> int:
+    """The largest file one import takes, the same for the pages and the API."""
+    return int(current_app.config["IMPORT_MAX_BYTES"])
+
+
+def _allow_large_imports() -> None:
+    if request.endpoint in IMPORT_ENDPOINTS:
+        request.max_content_length = import_limit() + FORM_OVERHEAD
+        request.max_form_memory_size = import_limit() + FORM_OVERHEAD
+
+
+def check_size(raw: bytes | str) -> None:
+    """Refuse a file larger than :func:`import_limit`, whichever way it came."""
+    size = len(raw.encode() if isinstance(raw, str) else raw)
+    if size > import_limit():
+        raise TooLarge(
+            N_("The file is %(size)s MB; one import takes at most %(most)s MB."),
+            size=f"{size / 1_048_576:.1f}",
+            most=f"{import_limit() / 1_048_576:.0f}",
+        )
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> object:
+    """A CSV cell that no spreadsheet runs as a formula (OWASP: CSV injection)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+CSV_COLUMNS = [
+    lazy_gettext("match"),
+    lazy_gettext("started"),
+    lazy_gettext("target"),
+    lazy_gettext("player 1"),
+    lazy_gettext("player 2"),
+]
+CSV_DEAL_COLUMNS = [
+    lazy_gettext("first to deal"),
+    lazy_gettext("deal"),
+    lazy_gettext("points to"),
+    lazy_gettext("outcome"),
+    lazy_gettext("points"),
+    lazy_gettext("total 1"),
+    lazy_gettext("total 2"),
+    lazy_gettext("recorded"),
+    lazy_gettext("corrected"),
+]
+
+
+def csv_rows(owner: str | None) -> Iterator[list[object]]:
+    """The spreadsheet: a header, then one row per deal, in this request's language."""
+    rules = words.house_rules()
+    yield (
+        [str(name) for name in CSV_COLUMNS]
+        + [rule["label"] for rule in rules]
+        + [str(name) for name in CSV_DEAL_COLUMNS]
+    )
+    for row in archive.export_rows(owner=owner):
+        match, deal = row.match, row.deal
+        chosen = deal.rules.as_dict()
+        yield [
+            match.uid,
+            moment(match.created_at),
+            match.target,
+            match.player1,
+            match.player2,
+            *(rule["choices"][chosen[rule["name"]]] for rule in rules),
+            match.names[match.first_dealer - 1],
+            deal.number,
+            "" if deal.player is None else match.names[deal.player - 1],
+            words.outcome_name(deal.outcome),
+            deal.points,
+            row.scores[0],
+            row.scores[1],
+            moment(deal.created_at),
+            moment(deal.corrected_at) or "",
+        ]
+
+
+def write_csv(rows: Iterable[list[object]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows([cell(value) for value in row] for row in rows)
+    return buffer.getvalue()
+
+
+@bp.get("/export.csv")
+def export_csv() -> Response:
+    """Every deal of this browser's matches, one row each, for a spreadsheet."""
+    # A byte order mark, so that spreadsheets read the names as UTF-8.
+    return _download("\ufeff" + write_csv(csv_rows(browser_key())), "csv", "text/csv")
+
+
+@bp.get("/export.json")
+def export_json() -> Response:
+    """This browser's matches, to import into another browser."""
+    body = json.dumps(archive.export_document(owner=browser_key()), ensure_ascii=False, indent=1)
+    return _download(body, "json", "application/json")
+
+
+def _download(body: str, extension: str, mimetype: str) -> Response:
+    response = Response(body, mimetype=mimetype)
+    name = f"santase-matches-{datetime.now(UTC):%Y-%m-%d}.{extension}"
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def _import_page(
+    *,
+    report: archive.ImportReport | None = None,
+    payload: str | None = None,
+    error: Refusal | None = None,
+) -> str:
+    return render_template(
+        "import.html",
+        report=report,
+        payload=payload,
+        error=None if error is None else i18n.explain(error),
+        limit_mb=import_limit() // 1_048_576,
+    )
+
+
+@bp.get("/import")
+def import_form() -> str:
+    """Choose an exported file to bring its matches into this browser."""
+    return _import_page()
+
+
+def _import_again(error: Refusal) -> str:
+    return _import_page(error=error)
+
+
+@bp.post("/import")
+def import_preview() -> tuple[str, int]:
+    """Check the file and show what it would add; nothing is stored yet."""
+    upload = request.files.get("archive")
+    try:
+        if upload is None or not upload.filename:
+            raise Invalid(N_("Choose the exported file first."))
+        raw = upload.read(import_limit() + 1)
+        check_size(raw)
+        checked = archive.read_document(raw)
+    except Refusal as error:
+        return _import_again(error), error.status
+    report = archive.preview(owner=browser_key(), matches=checked)
+    # The checked file goes back with the confirmation, compact, in a multipart form.
+    payload = json.dumps(json.loads(raw), ensure_ascii=False, separators=(",", ":"))
+    return _import_page(report=report, payload=payload), 200
+
+
+@bp.post("/import/confirm")
+def import_confirm() -> Response | tuple[str, int]:
+    """Store the previewed matches; those already here are skipped."""
+    payload = request.form.get("payload", "")
+    try:
+        check_size(payload)
+        checked = archive.read_document(payload)
+    except Refusal as error:
+        return _import_again(error), error.status
+    report = archive.import_matches(owner=ensure_browser_key(), matches=checked)
+    flash(ngettext("Imported %(num)s match.", "Imported %(num)s matches.", len(report.new)))
+    if report.present:
+        flash(
+            ngettext(
+                "%(num)s match was already here.",
+                "%(num)s matches were already here.",
+                len(report.present),
+            )
+        )
+    return redirect(url_for("history.history"))

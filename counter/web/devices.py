@@ -1,0 +1,63 @@
+"""Another device: a one-time link that hands this browser's matches over, and forgetting
+every other device by giving this browser a new key."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, render_template, url_for
+from flask_babel import gettext
+from werkzeug.wrappers import Response
+
+from counter.browser import browser_key, ensure_browser_key, use_key
+from counter.services import keys
+from counter.web import forms
+from counter.web.forms import confirm_page
+from counter.web.qr import qr_svg
+
+bp = Blueprint("devices", __name__)
+
+
+@bp.post("/device-link")
+def device_link() -> str:
+    """A one-time link (and its QR code) that moves this browser's matches to another device."""
+    token = keys.create_device_link(owner=ensure_browser_key())
+    url = url_for("devices.continue_here", token=token, _external=True)
+    return render_template("device.html", url=url, qr=qr_svg(url))
+
+
+@bp.get("/continue/<token>")
+def continue_here(token: str) -> str:
+    """What the link brings, and what becomes of this browser's matches (writes nothing)."""
+    handover = keys.preview_device_link(token=token, owner=browser_key())
+    return render_template("continue.html", token=token, handover=handover)
+
+
+@bp.post("/continue/<token>")
+def take_over(token: str) -> Response:
+    """Spend the link: this device now holds the other's key; its own matches join it."""
+    use_key(keys.use_device_link(token=token, owner=browser_key()))
+    flash(gettext("This device now keeps the score of the other one's matches, and its own."))
+    return redirect(url_for("play.home"))
+
+
+@bp.post("/devices/forget")
+def forget_devices() -> Response | str:
+    """Give this browser a new key: every other device that held the old one loses the matches."""
+    owner = browser_key()
+    if owner is None:
+        flash(gettext("No other device has this browser's matches."))
+        return redirect(url_for("privacy.privacy"))
+    if not forms.confirmed():
+        return confirm_page(
+            title=gettext("Forget other devices?"),
+            message=gettext(
+                "Every other phone or browser that continues this browser's matches loses "
+                "them at once. This browser keeps them all."
+            ),
+            action=url_for("devices.forget_devices"),
+            fields={},
+            button=gettext("Forget other devices"),
+            back=url_for("privacy.privacy"),
+        )
+    use_key(keys.rotate_key(owner=owner))
+    flash(gettext("Other devices no longer have this browser's matches."))
+    return redirect(url_for("privacy.privacy"))

@@ -1,0 +1,155 @@
+"""This browser's matches: the history, one match with its deals, corrections,
+continuing an unfinished match and deleting one."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext, ngettext
+from werkzeug.wrappers import Response
+
+from counter import i18n
+from counter.browser import browser_key, owner_of
+from counter.refusals import N_, Malformed, Refusal
+from counter.services import deals, matches, queries, sharing
+from counter.services.views import MatchView
+from counter.web import forms, words
+from counter.web.forms import confirm_page, shows_again
+from counter.web.qr import qr_svg
+
+bp = Blueprint("history", __name__)
+
+
+def page_number(raw: str) -> int:
+    """A page number from the address; 0 or one past the end is a page that does not exist."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10:
+        raise Malformed(N_("The page number must be a whole number from 1 up."))
+    return int(raw)
+
+
+@bp.get("/matches")
+def history() -> str:
+    """This browser's matches, newest first."""
+    page = page_number(request.args.get("page", "1"))
+    return render_template(
+        "history.html",
+        page=matches.list_matches(owner=browser_key(), page=page),
+        current_id=queries.current_id(browser_key()),
+    )
+
+
+@bp.get("/matches/<match_id:match_id>")
+def show_match(match_id: int) -> str:
+    """One match with all its deals and running totals."""
+    owner = browser_key()
+    match = matches.get_match(owner=owner, match_id=match_id)
+    token = sharing.share_token(owner=owner, match_id=match_id)
+    share_url = None if token is None else url_for("sharing.shared", token=token, _external=True)
+    return render_template(
+        "match.html",
+        match=match,
+        is_current=match.id == queries.current_id(owner),
+        share_url=share_url,
+        qr=None if share_url is None else qr_svg(share_url),
+    )
+
+
+def described(match: MatchView) -> str:
+    """Like "Иван - Мария 8:5, 14 deals": how a confirmation names a match."""
+    return str(
+        ngettext(
+            "%(names)s %(score)s, %(num)s deal",
+            "%(names)s %(score)s, %(num)s deals",
+            match.deal_count,
+            names=" – ".join(match.names),
+            score=match.score,
+        )
+    )
+
+
+@bp.post("/matches/<match_id:match_id>/resume")
+def resume_match(match_id: int) -> Response:
+    """Make an unfinished match the counter's match again."""
+    match = matches.resume_match(owner=owner_of(match_id), match_id=match_id)
+    flash(gettext("Back to %(match)s.", match=described(match)))
+    return redirect(url_for("play.home"))
+
+
+@bp.post("/matches/<match_id:match_id>/delete")
+def delete_match(match_id: int) -> Response | str:
+    """Delete a match with its deals, after the player confirms it by name."""
+    owner = owner_of(match_id)
+    if not forms.confirmed():
+        match = matches.get_match(owner=owner, match_id=match_id)
+        return confirm_page(
+            title=gettext("Delete this match?"),
+            message=gettext(
+                "%(match)s will be deleted for good, with its deals; games and "
+                "statistics will no longer count it, and its share link stops working.",
+                match=described(match),
+            ),
+            action=url_for("history.delete_match", match_id=match_id),
+            fields={},
+            button=gettext("Delete the match"),
+            back=url_for("history.show_match", match_id=match_id),
+        )
+    deleted = matches.delete_match(owner=owner, match_id=match_id)
+    flash(gettext("Deleted: %(match)s.", match=described(deleted)))
+    return redirect(url_for("history.history"))
+
+
+def _edit_again(error: Refusal) -> str:
+    match_id = int(request.view_args["match_id"])  # type: ignore[index]
+    number = int(request.view_args["number"])  # type: ignore[index]
+    return render_edit(matches.get_match(owner=browser_key(), match_id=match_id), number, error)
+
+
+def render_edit(match: MatchView, number: int, error: Refusal | None = None) -> str:
+    found = match.deals or ()
+    if not 1 <= number <= len(found):
+        raise deals.DealNotFound.with_number(match.id, number)
+    return render_template(
+        "deal.html",
+        match=match,
+        deal=found[number - 1],
+        error=None if error is None else i18n.explain(error),
+        back=_back_to(match),
+    )
+
+
+def _back_to(match: MatchView) -> str:
+    """The counter for the browser's current match, the match's own page for older ones."""
+    if match.id == queries.current_id(browser_key()):
+        return url_for("play.home")
+    return url_for("history.show_match", match_id=match.id)
+
+
+@bp.get("/matches/<match_id:match_id>/deals/<number:number>")
+def edit_deal(match_id: int, number: int) -> str:
+    """A form to correct or delete one past deal."""
+    return render_edit(matches.get_match(owner=browser_key(), match_id=match_id), number)
+
+
+@bp.post("/matches/<match_id:match_id>/deals/<number:number>")
+@shows_again(_edit_again)
+def correct_deal(match_id: int, number: int) -> Response:
+    """Save the corrected player and outcome of a past deal."""
+    match, deal = deals.correct_deal(
+        owner=owner_of(match_id),
+        match_id=match_id,
+        number=number,
+        player=forms.receiver(),
+        outcome=forms.outcome(),
+    )
+    note = words.deal_note(match.names, deal.player, deal.points, deal.outcome)
+    flash(gettext("Deal %(number)s corrected: %(note)s.", number=number, note=note))
+    return redirect(_back_to(match))
+
+
+@bp.post("/matches/<match_id:match_id>/deals/<number:number>/delete")
+@shows_again(_edit_again)
+def delete_deal(match_id: int, number: int) -> Response:
+    """Delete a past deal; the later deals move up a number."""
+    match, removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
+    note = words.deal_note(match.names, removed.player, removed.points, removed.outcome)
+    flash(gettext("Deal %(number)s deleted: %(note)s.", number=number, note=note))
+    return redirect(_back_to(match))

@@ -1,0 +1,191 @@
+"""The counter: the match on the table, its deal buttons and its settings, as plain forms.
+
+Every form posts, redirects and gets, so no JavaScript is needed; the page's
+script (static/counter.js) takes over the same forms when it runs.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import UTC, datetime
+
+from flask import Blueprint, flash, redirect, render_template, url_for
+from flask_babel import gettext
+from werkzeug.wrappers import Response
+
+from counter import i18n, shapes
+from counter.browser import browser_key, ensure_browser_key
+from counter.refusals import N_, Malformed, Refusal
+from counter.scoring import TargetWouldReopenMatch
+from counter.services import deals, matches, queries
+from counter.services.views import MatchView, blank_match
+from counter.web import forms, words
+from counter.web.forms import confirm_page, shows_again
+
+bp = Blueprint("play", __name__)
+
+
+def shown_match() -> MatchView:
+    """The match on the counter: the one this browser played last, or a blank one."""
+    current = matches.current_match(owner=browser_key())
+    return current or blank_match(i18n.default_names())
+
+
+def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
+    """The counter page, with the refusal's message when a form was refused."""
+    match = match or _match_of_form() or shown_match()
+    state = {
+        "match": shapes.match_json(match),
+        "served_at": datetime.now(UTC).isoformat(),
+    }
+    return render_template(
+        "home.html",
+        match=match,
+        # One fresh id per rendered page: resubmitting this page's forms (double tap,
+        # back button, retry) records its deal, or starts its new match, once.
+        request_id=secrets.token_urlsafe(16),
+        new_uid=uuid.uuid4().hex,
+        error=None if error is None else i18n.explain(error),
+        words=words.script_words(),
+        state=state,
+    )
+
+
+def _match_of_form() -> MatchView | None:
+    """The match the refused form was about, if it is this browser's."""
+    try:
+        match_id = forms.match_id()
+    except Refusal:
+        return None
+    if match_id is None:
+        return None
+    try:
+        return matches.get_match(owner=browser_key(), match_id=match_id)
+    except queries.MatchNotFound:
+        return None
+
+
+def _refused_form(error: Refusal) -> str:
+    return render_home(error=error)
+
+
+@bp.get("/")
+def home() -> str:
+    """The current match, or a blank one before this browser has recorded anything."""
+    return render_home(shown_match())
+
+
+@bp.post("/deals")
+@shows_again(_refused_form)
+def record_deal() -> Response:
+    """Record one deal for the player who receives the game points (nobody, for a tie)."""
+    match, recorded = deals.record_deal(
+        owner=ensure_browser_key(),
+        match_id=forms.match_id(),
+        player=forms.receiver(),
+        outcome=forms.outcome(),
+        request_id=forms.request_id(),
+        defaults=i18n.default_names(),
+    )
+    if recorded and match.deals:
+        deal = match.deals[-1]
+        flash(words.deal_note(match.names, deal.player, deal.points, deal.outcome))
+    return redirect(url_for("play.home"))
+
+
+@bp.post("/undo")
+@shows_again(_refused_form)
+def undo_last_deal() -> Response:
+    """Take back the latest deal of the match on screen."""
+    match_id = forms.match_id()
+    owner = browser_key()
+    if match_id is None or owner is None:
+        raise deals.NothingToUndo(N_("There is no deal to undo yet."))
+    match, removed = deals.undo_last_deal(
+        owner=owner, match_id=match_id, number=forms.number("deal_number")
+    )
+    if removed is not None:
+        note = words.deal_note(match.names, removed.player, removed.points, removed.outcome)
+        flash(gettext("Deal %(number)s undone: %(note)s.", number=removed.number, note=note))
+    return redirect(url_for("play.home"))
+
+
+@bp.post("/settings")
+@shows_again(_refused_form)
+def change_match() -> Response | str:
+    """Switch the target, rename the players, or change the house rules or the first dealer."""
+    target, names, rules = forms.target(), forms.names(), forms.rules()
+    preset, first_dealer = forms.preset(), forms.first_dealer()
+    if all(value is None for value in (target, names, rules, preset, first_dealer)):
+        raise Malformed(N_("Choose a target, the players' names or the house rules."))
+    try:
+        match = matches.change_match(
+            owner=ensure_browser_key(),
+            match_id=forms.match_id(),
+            target=target,
+            names=names,
+            rules=rules,
+            preset=preset,
+            first_dealer=first_dealer,
+            play_on=forms.confirmed(),
+            defaults=i18n.default_names(),
+        )
+    except TargetWouldReopenMatch as refusal:
+        return confirm_page(
+            title=gettext("Play on to %(target)s?", target=target),
+            message=i18n.explain(refusal),
+            action=url_for("play.change_match"),
+            fields={"match_id": str(forms.match_id() or ""), "target": str(target)},
+            button=gettext("Play on to %(target)s", target=target),
+        )
+    if names is not None:
+        flash(gettext("Names saved: %(first)s and %(second)s.", first=names[0], second=names[1]))
+    if target is not None or preset is not None:
+        flash(gettext("The match is now played to %(target)s.", target=match.target))
+    if rules is not None or preset is not None:
+        flash(words.rules_saved(match.rules))
+    if first_dealer is not None:
+        flash(gettext("%(name)s deals first.", name=match.players[match.first_dealer - 1].name))
+    return redirect(url_for("play.home"))
+
+
+@bp.post("/new")
+@shows_again(_refused_form)
+def start_match() -> Response | str:
+    """Start a new match with the same two players; asks first while one is open."""
+    owner = ensure_browser_key()
+    open_match = matches.current_match(owner=owner)
+    if (
+        open_match is not None
+        and open_match.deals
+        and not open_match.finished
+        and not forms.confirmed()
+    ):
+        return confirm_page(
+            title=gettext("Start a new match?"),
+            message=gettext(
+                "The match %(names)s, %(score)s, is not finished. It stays in the history, "
+                "where you can continue it later.",
+                names=" – ".join(open_match.names),
+                score=open_match.score,
+            ),
+            action=url_for("play.start_match"),
+            fields=forms.posted_fields(),
+            button=gettext("Start a new match"),
+        )
+    match, started = matches.start_match(
+        owner=owner,
+        uid=forms.uid(),
+        target=None if forms.preset() else forms.target(),  # a preset comes with its target
+        names=forms.names(),
+        rules=forms.rules(),
+        preset=forms.preset(),
+        first_dealer=forms.first_dealer(),
+        defaults=i18n.default_names(),
+    )
+    if started:
+        flash(gettext("New match to %(target)s started.", target=match.target))
+    else:
+        flash(gettext("This new match was started already; here it is."))
+    return redirect(url_for("play.home"))

@@ -1,0 +1,57 @@
+"""What the site keeps about a browser, and erasing all of it."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, render_template, url_for
+from flask_babel import gettext, ngettext
+from werkzeug.wrappers import Response
+
+from counter import i18n
+from counter.browser import browser_key, forget_key
+from counter.services import keys, queries
+from counter.web import forms
+from counter.web.forms import confirm_page
+
+bp = Blueprint("privacy", __name__)
+
+
+@bp.get("/privacy")
+def privacy() -> str:
+    """What is stored, for how long, and how to erase it; in the page's language."""
+    owner = browser_key()
+    count = 0 if owner is None else queries.count(owner)
+    return render_template(f"privacy/{i18n.select_language()}.html", match_count=count)
+
+
+@bp.post("/privacy/erase")
+def erase() -> Response | str:
+    """Erase every match of this browser, its links and its key, after the player confirms."""
+    owner = browser_key()
+    if not forms.confirmed():
+        count = 0 if owner is None else queries.count(owner)
+        return confirm_page(
+            title=gettext("Erase everything?"),
+            message=ngettext(
+                "%(num)s match with all its deals, its share link and device links, and this "
+                "browser's key will be deleted for good. Other devices that continue these "
+                "matches lose them too.",
+                "%(num)s matches with all their deals, their share links and device links, and "
+                "this browser's key will be deleted for good. Other devices that continue these "
+                "matches lose them too.",
+                count,
+            ),
+            action=url_for("privacy.erase"),
+            fields={},
+            button=gettext("Erase everything"),
+            back=url_for("privacy.privacy"),
+        )
+    erased = None if owner is None else keys.erase_everything(owner=owner)
+    forget_key()
+    flash(
+        ngettext(
+            "Erased: %(num)s match. This browser starts afresh.",
+            "Erased: %(num)s matches. This browser starts afresh.",
+            0 if erased is None else erased.matches,
+        )
+    )
+    return redirect(url_for("play.home"))

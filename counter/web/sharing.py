@@ -1,0 +1,33 @@
+"""Read-only links that show one match, live, on the other player's phone."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, render_template, url_for
+from flask_babel import gettext
+from werkzeug.wrappers import Response
+
+from counter.browser import owner_of
+from counter.services import sharing
+
+bp = Blueprint("sharing", __name__)
+
+
+@bp.post("/matches/<match_id:match_id>/share")
+def share_match(match_id: int) -> Response:
+    """Make (or keep) the read-only link to this match."""
+    sharing.share_match(owner=owner_of(match_id), match_id=match_id)
+    return redirect(url_for("history.show_match", match_id=match_id))
+
+
+@bp.post("/matches/<match_id:match_id>/share/stop")
+def stop_sharing(match_id: int) -> Response:
+    """Revoke the read-only link: it shows nothing from now on."""
+    sharing.stop_sharing(owner=owner_of(match_id), match_id=match_id)
+    flash(gettext("The share link no longer works."))
+    return redirect(url_for("history.show_match", match_id=match_id))
+
+
+@bp.get("/shared/<token>")
+def shared(token: str) -> str:
+    """One match, read-only, for the other player's phone; it refreshes itself."""
+    return render_template("shared.html", match=sharing.shared_match(token=token))

@@ -1,0 +1,101 @@
+"""The rest of the site: rules, statistics, the language switch, and what a phone needs to
+install the counter."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask_babel import gettext
+from werkzeug.wrappers import Response
+
+from counter import i18n
+from counter.browser import browser_key
+from counter.refusals import N_, Invalid
+from counter.services import statistics
+
+bp = Blueprint("site", __name__)
+
+
+@bp.get("/rules")
+def rules() -> str:
+    """How Santase is scored, in the counter's words."""
+    return render_template(f"rules/{i18n.select_language()}.html")
+
+
+@bp.get("/statistics")
+def statistics_page() -> str:
+    """Each pair of players' record in this browser, with a small chart of how deals were won."""
+    return render_template("statistics.html", pairs=statistics.statistics(owner=browser_key()))
+
+
+@bp.post("/language")
+def choose_language() -> Response:
+    """Switch the language of every page on this device, and remember it for a year."""
+    language = request.form.get("language")
+    if language not in i18n.LANGUAGES:
+        raise Invalid(N_("Choose Bulgarian or English."))
+    response = redirect(_local_path(request.form.get("next")))
+    response.set_cookie(
+        i18n.COOKIE,
+        language,
+        max_age=i18n.COOKIE_AGE,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure,
+    )
+    return response
+
+
+def _local_path(target: str | None) -> str:
+    """Where to go back to: a path on this site only, never another site."""
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return url_for("play.home")
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or "\\" in target:
+        return url_for("play.home")
+    return target
+
+
+@bp.get("/robots.txt")
+def robots() -> Response:
+    """Crawlers have nothing to index here but the rules."""
+    return Response("User-agent: *\nAllow: /rules\nDisallow: /\n", mimetype="text/plain")
+
+
+@bp.get("/manifest.webmanifest")
+def manifest() -> Response:
+    """What a phone needs to add the counter to its home screen."""
+    body = {
+        "name": gettext("Santase Counter"),
+        "short_name": gettext("Santase"),
+        "description": gettext("Keep the score of Santase (66) at the card table."),
+        "lang": i18n.select_language(),
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#f6f4ef",
+        "theme_color": "#1f6f43",
+        "icons": [
+            {
+                "src": url_for("static", filename=f"icon-{size}.png"),
+                "sizes": f"{size}x{size}",
+                "type": "image/png",
+                "purpose": "any maskable",
+            }
+            for size in (192, 512)
+        ]
+        + [
+            {"src": url_for("static", filename="icon.svg"), "sizes": "any", "type": "image/svg+xml"}
+        ],
+    }
+    return Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, served from the root so that it may look after every page."""
+    response = current_app.send_static_file("sw.js")
+    response.headers["Cache-Control"] = "no-cache"
+    return response

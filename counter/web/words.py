@@ -1,0 +1,152 @@
+"""The game's words on the pages and in the page's script, in the request's language.
+
+Outcomes are named here, once; the house rules and presets name themselves in
+:mod:`counter.scoring` and are translated here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import g
+from flask_babel import format_decimal, gettext, lazy_gettext
+
+from counter.scoring import PRESETS, HouseRules, Outcome
+
+# What each outcome is called on its button, and when to tap it, seen from the
+# player who receives the points.
+OUTCOME_NAMES = {
+    Outcome.NORMAL: lazy_gettext("Win"),
+    Outcome.SCHNEIDER: lazy_gettext("Schneider"),
+    Outcome.SCHWARZ: lazy_gettext("Schwarz"),
+    Outcome.FAILED_CLOSE: lazy_gettext("Failed close"),
+    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("Failed close, no trick"),
+    Outcome.WRONG_CLAIM: lazy_gettext("Wrong 66"),
+    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Wrong 66, no trick"),
+    Outcome.TIE: lazy_gettext("Tie"),
+}
+OUTCOME_HINTS = {
+    Outcome.NORMAL: lazy_gettext("the other player has 33 or more"),
+    Outcome.SCHNEIDER: lazy_gettext("the other player took a trick, under 33"),
+    Outcome.SCHWARZ: lazy_gettext("the other player took no trick"),
+    Outcome.FAILED_CLOSE: lazy_gettext(
+        "the other player closed and missed 66, or you got there first"
+    ),
+    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("the same, and you had no trick at the closing"),
+    Outcome.WRONG_CLAIM: lazy_gettext("the other player claimed 66 without having it"),
+    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("the same, and you had no trick yet"),
+    Outcome.TIE: lazy_gettext("65:65: nobody scores, the same player deals again"),
+}
+
+
+def _translated(key: str, build: Any) -> Any:
+    """Words in this request's language, translated once per request, not per use."""
+    words = g.get(key)
+    if words is None:
+        words = build()
+        setattr(g, key, words)
+    return words
+
+
+def outcome_name(outcome: Outcome | str) -> str:
+    names: dict[Outcome, str] = _translated(
+        "outcome_names", lambda: {outcome: str(text) for outcome, text in OUTCOME_NAMES.items()}
+    )
+    return names[Outcome(outcome)]
+
+
+def outcome_hint(outcome: Outcome | str) -> str:
+    hints: dict[Outcome, str] = _translated(
+        "outcome_hints", lambda: {outcome: str(text) for outcome, text in OUTCOME_HINTS.items()}
+    )
+    return hints[Outcome(outcome)]
+
+
+def house_rules() -> list[dict[str, Any]]:
+    """Each house rule with its label and the label of each choice, for forms and summaries."""
+    return _translated(  # type: ignore[no-any-return]
+        "house_rules",
+        lambda: [
+            {
+                "name": switch.name,
+                "label": gettext(switch.label),
+                "choices": {choice.value: gettext(text) for choice, text in switch.choices.items()},
+            }
+            for switch in HouseRules.switches()
+        ],
+    )
+
+
+def presets() -> dict[str, str]:
+    """Each preset's name, in this request's language."""
+    return {name: gettext(preset.label) for name, preset in PRESETS.items()}
+
+
+def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: Outcome) -> str:
+    """Like "+2 Иван · Schneider": what a deal gave whom ("Tie" for a tie)."""
+    if player is None:
+        return outcome_name(outcome)
+    return f"+{points} {names[player - 1]} · {outcome_name(outcome)}"
+
+
+def script_words() -> dict[str, Any]:
+    """What the page's script says, in the page's language."""
+    return {
+        "outcomes": {outcome.value: outcome_name(outcome) for outcome in Outcome},
+        "presets": {
+            name: {"target": preset.target, "rules": preset.rules.as_dict()}
+            for name, preset in PRESETS.items()
+        },
+        "undo": gettext("Undo"),
+        "undone": gettext("Deal %(number)s undone: %(note)s."),
+        "wins": gettext("%(name)s wins the match %(score)s"),
+        "newMatch": gettext("New match to %(target)s"),
+        "started": gettext("New match to %(target)s started."),
+        "targetNow": gettext("The match is now played to %(target)s."),
+        "namesSaved": gettext("Names saved: %(first)s and %(second)s."),
+        "rulesSaved": gettext("House rules saved; they count from the next deal."),
+        "dealerSaved": gettext("%(name)s deals first."),
+        "correctDeal": gettext("Correct deal %(number)s"),
+        "corrected": gettext("corrected"),
+        "pending": gettext("not sent yet"),
+        "score": gettext("%(name1)s %(score1)s, %(name2)s %(score2)s"),
+        "waiting": gettext("%(count)s waiting to send"),
+        "waitingOne": gettext("1 waiting to send"),
+        "saved": gettext("All saved"),
+        "offline": gettext("Offline: taps are kept on this phone and sent when it is back."),
+        "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
+        "failed": gettext("The server could not do that; nothing was changed."),
+        "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
+        "confirmNew": gettext(
+            "Start a new match? The match %(match)s stays in the history, unfinished."
+        ),
+        "confirmPlayOn": gettext(
+            "%(name)s has won %(score)s. Play on to %(target)s? The win is taken back."
+        ),
+        "yes": gettext("Yes"),
+        "cancel": gettext("Cancel"),
+    }
+
+
+def rules_summary(rules: HouseRules) -> str:
+    """Like "Failed close: always 3 · Wrong 66: always 2 · …"."""
+    chosen = rules.as_dict()
+    return " · ".join(
+        f"{rule['label']}: {rule['choices'][chosen[rule['name']]]}" for rule in house_rules()
+    )
+
+
+def rules_saved(rules: HouseRules) -> str:
+    """What a player reads after saving house rules: the rules, and from when they count."""
+    return str(
+        gettext(
+            "House rules saved (%(rules)s). They count from the next deal; "
+            "the deals recorded keep their points.",
+            rules=rules_summary(rules),
+        )
+    )
+
+
+def decimal(value: float) -> str:
+    """A number with one decimal, written as this language writes it ("6,0" in Bulgarian)."""
+    return str(format_decimal(value, format="0.0"))
