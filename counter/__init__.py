@@ -18,7 +18,7 @@ from flask import Flask
 from flask_migrate import Migrate, upgrade
 from werkzeug.routing import IntegerConverter
 
-from counter import api, errors, health, i18n, security, web
+from counter import api, errors, health, i18n, limits, security, web
 from counter.config import configure
 from counter.models import MAX_ID, db, tune_sqlite
 
@@ -29,7 +29,12 @@ migrate = Migrate(directory=str(MIGRATIONS_DIR))
 
 
 class PositiveIdConverter(IntegerConverter):
-    """A positive id that fits every database's integer column; larger ones simply do not match."""
+    """A positive id that fits every database's integer column; larger ones simply do not match.
+
+    At most ten digits, so that no address makes Python turn a huge number into an int.
+    """
+
+    regex = r"\d{1,10}"
 
     def __init__(self, map: Any) -> None:  # noqa: A002 - Werkzeug's parameter name
         super().__init__(map, min=1, max=MAX_ID)
@@ -66,10 +71,11 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     app.register_blueprint(api.bp)
     app.register_blueprint(health.bp)
     errors.init_app(app)
+    limits.init_app(app)
     security.init_app(app, exempt=[api.bp, health.bp])
 
     with app.app_context():
-        tune_sqlite(db.engine)
+        tune_sqlite(db.engine, busy_timeout_ms=app.config["WRITE_LOCK_TIMEOUT_MS"])
         if app.config["AUTO_MIGRATE"]:
             with _sqlite_migration_lock(db.engine):
                 upgrade()

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request, url_for
 
-from counter import i18n
+from counter import i18n, limits
 from counter.browser import browser_key, ensure_browser_key, owner_of
 from counter.refusals import N_, Invalid, Malformed, Refusal, shown
 from counter.security import same_origin_only
@@ -18,7 +18,7 @@ from counter.services.views import MatchView
 from counter.shapes import match_json, page_json, shared_json
 from counter.web.archive import check_size
 
-bp = Blueprint("api", __name__, url_prefix="/api")
+bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
 # JSON bodies cannot be sent cross-site without CORS, which this API does not
 # grant; a browser's Origin header settles the rest. Forms use CSRF tokens.
 bp.before_request(same_origin_only)
@@ -240,6 +240,7 @@ def export() -> dict[str, Any]:
 
 
 @bp.post("/import")
+@limits.imports
 def import_matches() -> tuple[dict[str, Any], int]:
     """Add the matches of an export this browser lacks; ``?dry_run=1`` only reports."""
     raw = request.get_data(cache=True)

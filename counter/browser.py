@@ -37,8 +37,3 @@ def use_key(key: str) -> None:
     """From now on this browser is known by ``key`` (taken over, rotated or new)."""
     session[SESSION_KEY] = key
     session.permanent = True
-
-
-def forget_key() -> None:
-    """This browser starts afresh: the next write gives it a new key."""
-    session.pop(SESSION_KEY, None)

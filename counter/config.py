@@ -1,4 +1,10 @@
-"""Configuration: defaults, then the environment, then (in tests) the mapping given."""
+"""Configuration: defaults, then the environment, then (in tests) the mapping given.
+
+The local quick start needs no setting at all: a key is generated into the
+instance folder, any host is served and rate limits are kept in memory.
+Production (:mod:`counter.wsgi`) is strict: a real key from the environment and
+a configured host, or it does not start.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,22 @@ from flask import Flask
 SECRET_KEY_FILE = "secret_key"
 DATABASE_FILE = "santase.sqlite"
 PLACEHOLDER_SECRETS = frozenset({"", "dev", "change-me", "changeme", "secret", "placeholder"})
+MIN_KEY_BYTES = 32
+# Settings read from the environment as they are named there; lists are comma-separated.
+ENVIRONMENT = {
+    "DATABASE_URL": "SQLALCHEMY_DATABASE_URI",
+    "SECRET_KEY": "SECRET_KEY",
+    "SECRET_KEY_FILE": "SECRET_KEY_FILE",
+    "SECRET_KEY_FALLBACKS": "SECRET_KEY_FALLBACKS",
+    "TRUSTED_HOSTS": "TRUSTED_HOSTS",
+    "SERVER_NAME": "SERVER_NAME",
+    "RATELIMIT_STORAGE_URI": "RATELIMIT_STORAGE_URI",
+    "RATELIMIT_WRITES_PER_BROWSER": "RATELIMIT_WRITES_PER_BROWSER",
+    "RATELIMIT_WRITES_PER_ADDRESS": "RATELIMIT_WRITES_PER_ADDRESS",
+    "RATELIMIT_IMPORTS": "RATELIMIT_IMPORTS",
+    "RATELIMIT_LINKS": "RATELIMIT_LINKS",
+}
+LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 
 
 def configure(
@@ -30,25 +52,50 @@ def configure(
         IMPORT_MAX_BYTES=16 * 1024 * 1024,  # one import, by page or API; every other request 64 KB
         AUTO_MIGRATE=True,
         TRUSTED_PROXIES=0,
+        RATELIMIT_STORAGE_URI="memory://",
+        # How long a write waits for the database's lock before answering 503 (try again).
+        WRITE_LOCK_TIMEOUT_MS=5000,
+        RATELIMIT_ENABLED=True,
     )
     if test_config is None:
-        if "DATABASE_URL" in os.environ:
-            app.config["SQLALCHEMY_DATABASE_URI"] = os.environ["DATABASE_URL"]
-        if "SECRET_KEY" in os.environ:
-            app.config["SECRET_KEY"] = os.environ["SECRET_KEY"]
-        app.config.from_prefixed_env()  # FLASK_SECRET_KEY, FLASK_SQLALCHEMY_DATABASE_URI, ...
+        for variable, setting in ENVIRONMENT.items():
+            if variable in os.environ:
+                value: Any = os.environ[variable]
+                if setting in LISTS:
+                    value = [part.strip() for part in value.split(",") if part.strip()]
+                app.config[setting] = value
+        app.config.from_prefixed_env()  # FLASK_SECRET_KEY, FLASK_TRUSTED_PROXIES, ...
     else:
         app.config.from_mapping(test_config)
     app.config["SQLALCHEMY_DATABASE_URI"] = database_url(app.config["SQLALCHEMY_DATABASE_URI"])
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
         instance.mkdir(parents=True, exist_ok=True)
-    if production and not app.config.get("SECRET_KEY"):
+    if production:
+        require_production_settings(app.config)
+    app.config["SECRET_KEY"] = secret_key(
+        app.config.get("SECRET_KEY"),
+        instance,
+        key_file=app.config.get("SECRET_KEY_FILE"),
+        strict=production,
+    )
+    for old in app.config.get("SECRET_KEY_FALLBACKS") or []:
+        check_key(old, strict=production, name="A key in SECRET_KEY_FALLBACKS")
+
+
+def require_production_settings(config: Mapping[str, Any]) -> None:
+    """Refuse to serve a public site with settings meant for a kitchen table."""
+    if not config.get("SECRET_KEY") and not config.get("SECRET_KEY_FILE"):
         raise RuntimeError(
             "SECRET_KEY is not set. In production every server of the site needs the same "
             "long random key: export SECRET_KEY=$(python3 -c 'import secrets; "
-            "print(secrets.token_hex(32))')"
+            "print(secrets.token_hex(32))'), or SECRET_KEY_FILE=/path/to/a/file/holding/it"
         )
-    app.config["SECRET_KEY"] = secret_key(app.config.get("SECRET_KEY"), instance)
+    if not config.get("TRUSTED_HOSTS") and not config.get("SERVER_NAME"):
+        raise RuntimeError(
+            "TRUSTED_HOSTS is not set. Name the host(s) the site answers to, e.g. "
+            "export TRUSTED_HOSTS=santase.example.org: links to share a match or to continue "
+            "on another device are built from it, and requests for other hosts are refused."
+        )
 
 
 def database_url(url: str) -> str:
@@ -59,29 +106,49 @@ def database_url(url: str) -> str:
     return url
 
 
-def secret_key(configured: object, instance: Path) -> str:
-    """The configured key, or one generated once into the instance folder for local use."""
+def check_key(key: str, *, strict: bool, name: str = "SECRET_KEY") -> str:
+    """Refuse a placeholder key, and in production one shorter than 32 bytes."""
+    if key.strip().lower() in PLACEHOLDER_SECRETS:
+        raise RuntimeError(
+            f"{name} is empty or a placeholder; set it to a long random value, e.g. "
+            "python3 -c 'import secrets; print(secrets.token_hex(32))'."
+        )
+    if strict and len(key.encode()) < MIN_KEY_BYTES:
+        raise RuntimeError(
+            f"{name} is {len(key.encode())} bytes long; production needs at least "
+            f"{MIN_KEY_BYTES}, e.g. python3 -c 'import secrets; print(secrets.token_hex(32))'."
+        )
+    return key
+
+
+def secret_key(
+    configured: object, instance: Path, *, key_file: object = None, strict: bool = False
+) -> str:
+    """The configured key, the one in ``key_file``, or one generated once for local use."""
     if configured is not None:
-        key = str(configured)
-        if key.strip().lower() in PLACEHOLDER_SECRETS:
-            raise RuntimeError(
-                "SECRET_KEY is a placeholder; set it to a long random value, e.g. "
-                "python -c 'import secrets; print(secrets.token_hex(32))'."
-            )
-        return key
+        return check_key(str(configured), strict=strict)
+    if key_file is not None:
+        return check_key(Path(str(key_file)).read_text().strip(), strict=strict)
     path = instance / SECRET_KEY_FILE
-    if not path.exists():
-        instance.mkdir(parents=True, exist_ok=True)
-        draft = instance / f".{SECRET_KEY_FILE}.{os.getpid()}"
-        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w") as handle:
-            handle.write(secrets.token_hex(32))
-        # A hard link appears whole or not at all, so workers starting together
-        # all end up with the key of whichever linked first.
-        try:
-            os.link(draft, path)
-        except FileExistsError:
-            pass
-        finally:
-            draft.unlink()
-    return path.read_text().strip()
+    if not path.exists() or not path.read_text().strip():
+        _write_new_key(instance, path)
+    return check_key(path.read_text().strip(), strict=strict, name=f"The key in {path}")
+
+
+def _write_new_key(instance: Path, path: Path) -> None:
+    instance.mkdir(parents=True, exist_ok=True)
+    draft = instance / f".{SECRET_KEY_FILE}.{os.getpid()}"
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(secrets.token_hex(32))
+    if path.exists():  # empty: nothing was ever signed with it
+        os.replace(draft, path)
+        return
+    # A hard link appears whole or not at all, so workers starting together
+    # all end up with the key of whichever linked first.
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        pass
+    finally:
+        draft.unlink()

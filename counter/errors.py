@@ -7,6 +7,9 @@ form is shown again with the message (the view says which page shows it, see
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask_babel import gettext, lazy_gettext
 from werkzeug.exceptions import HTTPException, InternalServerError
@@ -14,9 +17,11 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from counter import i18n
 from counter.models import db
 from counter.refusals import Refusal
-from counter.web.forms import form_page
 
 API_PREFIX = "/api/"
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 MESSAGES = {
     400: lazy_gettext("The request could not be understood."),
@@ -27,6 +32,21 @@ MESSAGES = {
     415: lazy_gettext("Send the request body as JSON (Content-Type: application/json)."),
     429: lazy_gettext("Too many requests from here; wait a little and try again."),
 }
+
+
+def shows_again(render: Callable[[Refusal], Any]) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Declare the page that shows a form view's form again when the view is refused."""
+
+    def register(view: Callable[P, R]) -> Callable[P, R]:
+        view.__dict__["form_page"] = render
+        return view
+
+    return register
+
+
+def form_page(view: Callable[..., Any] | None) -> Callable[[Refusal], Any] | None:
+    """The page that shows the refused form of ``view``, if it declared one."""
+    return None if view is None else view.__dict__.get("form_page")
 
 
 def error_response(message: str, status: int, headers: dict[str, str] | None = None) -> Response:

@@ -102,6 +102,9 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         # A match keeps its uid through export and import: importing twice adds nothing.
         UniqueConstraint("owner", "uid", name="uq_match_owner_uid"),
         UniqueConstraint("share_token", name="uq_match_share_token"),
+        # A deleted match's id is never given to a new one: a phone that still
+        # holds it must not reach another match by it.
+        {"sqlite_autoincrement": True},
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -183,7 +186,7 @@ class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
     used_at: Mapped[datetime | None]
 
 
-def tune_sqlite(engine: Engine) -> None:
+def tune_sqlite(engine: Engine, *, busy_timeout_ms: int = 5000) -> None:
     """WAL, a busy timeout and explicit BEGINs let several phones write to one SQLite file.
 
     pysqlite's own transaction handling is switched off so that a write can start
@@ -198,7 +201,7 @@ def tune_sqlite(engine: Engine) -> None:
         connection.isolation_level = None
         cursor = connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 

@@ -7,6 +7,7 @@ from flask import Blueprint, Flask, Request, Response, abort, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from counter.errors import error_response
@@ -37,6 +38,12 @@ HEADERS = {
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
 }
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Pages and files the same for everyone; every other answer carries a browser's
+# matches, names or links, and no cache (a shared proxy, the back button on a
+# borrowed phone) may keep it.
+PUBLIC_ENDPOINTS = frozenset(
+    {"static", "site.rules", "site.robots", "site.manifest", "site.service_worker", "api.openapi"}
+)
 
 
 class SessionCookies(SecureCookieSessionInterface):
@@ -61,6 +68,7 @@ def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:
         )
     app.after_request(_add_headers)
     app.register_error_handler(CSRFError, _csrf_failed)
+    app.register_error_handler(SecurityError, _untrusted_host)
 
 
 def same_origin_only() -> None:
@@ -79,9 +87,18 @@ def _own_origin(incoming: Request) -> str:
 def _add_headers(response: Response) -> Response:
     for name, value in HEADERS.items():
         response.headers.setdefault(name, value)
+    if request.endpoint not in PUBLIC_ENDPOINTS:
+        response.headers["Cache-Control"] = "no-store"
     if request.is_secure:
         response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
     return response
+
+
+def _untrusted_host(error: SecurityError) -> Response:
+    """A Host the site does not answer to: plain text, since no link can be built for it."""
+    return Response(
+        "This site does not answer to that host name.\n", status=400, mimetype="text/plain"
+    )
 
 
 def _csrf_failed(_error: CSRFError) -> Response:

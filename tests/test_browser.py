@@ -16,12 +16,11 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from flask import Flask
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
-from sqlalchemy import text
 from werkzeug.serving import make_server
 
 from counter.models import db
 
-from conftest import TEST_DATABASE_URL, make_app
+from conftest import TEST_DATABASE_URL, empty_tables, make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -60,8 +59,7 @@ def server(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> 
     http.shutdown()
     with app.app_context():
         if TEST_DATABASE_URL:
-            db.session.execute(text("TRUNCATE deal, match RESTART IDENTITY"))
-            db.session.commit()
+            empty_tables()
         db.engine.dispose()
 
 

@@ -17,10 +17,12 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from counter import scoring
-from counter.models import Deal, Match, db
+from counter.models import Match, db
 from counter.refusals import Refusal
 from counter.services import deals, matches, queries
 from counter.services.views import deal_result
+
+from conftest import empty_tables
 
 OWNER = "consistency-owner"
 NAMES = st.sampled_from(["Ivan", "Maria", "Petar"])
@@ -117,9 +119,7 @@ def apply(operation: tuple[Any, ...]) -> None:
 @given(history=operations)
 def test_stored_flags_and_games_agree_with_the_rules(app: Flask, history: list[Any]) -> None:
     with app.app_context():
-        db.session.execute(Deal.__table__.delete())
-        db.session.execute(Match.__table__.delete())
-        db.session.commit()
+        empty_tables()
         for operation in history:
             apply(operation)
         stored = db.session.scalars(select(Match).where(Match.owner == OWNER).order_by(Match.id))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+import threading
 from datetime import timedelta
 
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 
 from counter.models import DeviceLink, db, utcnow
 
@@ -126,3 +127,71 @@ def test_only_the_owner_can_share(client: FlaskClient, other_client: FlaskClient
     match = api_start(client)
     api_start(other_client)
     assert submit(other_client, f"/matches/{match['id']}/share").status_code == 404
+
+
+def test_the_confirmation_shows_what_the_link_brings(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_play(client, api_start(client, players=["Ivan", "Maria"])["id"], (1, "schwarz"))
+    api_start(other_client, players=["Petar", "Gergana"])
+    api_start(other_client)
+    page = other_client.get(make_link(client)).get_data(as_text=True)
+    assert "The link brings 1 match from the other device." in page
+    assert "Ivan – Maria 3:0" in page
+    assert "The 2 matches of this browser join them" in page
+
+
+def test_this_browsers_matches_join_the_adopted_key(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    theirs = api_start(client, players=["Ivan", "Maria"])
+    mine = api_start(other_client, players=["Petar", "Gergana"])
+    submit(other_client, make_link(client))
+    for device in (client, other_client):
+        listed = {m["id"] for m in device.get("/api/matches").json["matches"]}
+        assert listed == {theirs["id"], mine["id"]}
+
+
+def test_forgetting_other_devices_gives_this_browser_a_new_key(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    match = api_start(client)
+    submit(other_client, make_link(client))
+    assert other_client.get(f"/api/matches/{match['id']}").status_code == 200
+    asked = submit(client, "/devices/forget").get_data(as_text=True)
+    assert "loses them at once" in asked
+    assert submit(client, "/devices/forget", confirmed="1").status_code == 302
+    assert client.get(f"/api/matches/{match['id']}").status_code == 200
+    assert other_client.get(f"/api/matches/{match['id']}").status_code == 404
+
+
+def test_a_one_time_link_is_used_once_however_many_try_at_once(
+    app: Flask, client: FlaskClient
+) -> None:
+    api_start(client)
+    link = make_link(client)
+    phones = [app.test_client() for _ in range(8)]
+    tokens = {}
+    for phone in phones:
+        page = phone.get(link).get_data(as_text=True)
+        tokens[phone] = page.split('name="csrf_token" value="')[1].split('"')[0]
+    barrier = threading.Barrier(len(phones))
+    statuses: list[int] = []
+
+    def use(phone: FlaskClient) -> None:
+        barrier.wait()
+        statuses.append(phone.post(link, data={"csrf_token": tokens[phone]}).status_code)
+
+    threads = [threading.Thread(target=use, args=(phone,)) for phone in phones]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [302] + [410] * 7
+    with app.app_context():
+        assert (
+            db.session.scalar(
+                select(func.count()).select_from(DeviceLink).where(DeviceLink.used_at.is_not(None))
+            )
+            == 1
+        )

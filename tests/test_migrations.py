@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from counter.models import db
 from counter.services import deals, matches
 
-from conftest import TEST_DATABASE_URL, make_app
+from conftest import TEST_DATABASE_URL, empty_tables, make_app
 
 FIRST_REVISION = "0001"
 OWNER = "owner-key-from-before-the-upgrade"
@@ -71,9 +71,7 @@ def first_schema_app(tmp_path: Path) -> Iterator[Flask]:
     yield app
     with app.app_context():
         upgrade()  # leave a shared PostgreSQL database as the other tests expect it
-        db.session.execute(text("DELETE FROM deal"))
-        db.session.execute(text("DELETE FROM match"))
-        db.session.commit()
+        empty_tables()
         db.engine.dispose()
 
 

@@ -97,31 +97,6 @@ def test_behind_a_trusted_proxy_https_is_recognised(migrated_database: str) -> N
     assert "Secure" in response.headers["Set-Cookie"]
 
 
-def test_production_refuses_to_start_without_a_secret_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("SECRET_KEY", raising=False)
-    monkeypatch.delenv("FLASK_SECRET_KEY", raising=False)
-    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'p.sqlite'}")
-    with pytest.raises(RuntimeError, match="SECRET_KEY is not set"):
-        create_app(production=True)
-
-
-def test_production_refuses_a_placeholder_secret_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SECRET_KEY", "change-me")
-    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'p.sqlite'}")
-    with pytest.raises(RuntimeError, match="placeholder"):
-        create_app(production=True)
-
-
-def test_production_starts_with_a_real_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SECRET_KEY", "f" * 64)
-    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'p.sqlite'}")
-    assert create_app(production=True).config["SECRET_KEY"] == "f" * 64
-
-
 def test_health_answers_ok_when_the_database_does(client: FlaskClient) -> None:
     response = client.get("/health")
     assert response.status_code == 200

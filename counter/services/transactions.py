@@ -11,6 +11,7 @@ import functools
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
+from flask import current_app
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
@@ -19,11 +20,6 @@ from counter.refusals import N_, Busy
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-# How long a write waits for a row another write has locked (PostgreSQL); SQLite
-# waits as long as its busy timeout (models.tune_sqlite).
-LOCK_TIMEOUT_MS = 5000
-
 
 def writes(service: Callable[P, R]) -> Callable[P, R]:
     """Run a service in a write transaction; a refusal rolls back, so it changes nothing."""
@@ -51,8 +47,11 @@ def begin_write() -> None:
     """Start a fresh transaction that may write; on SQLite it waits for the write lock now."""
     db.session.rollback()  # end any read transaction, whose snapshot may be stale
     connection = db.session.connection(execution_options=WRITE)
-    if connection.dialect.name == "postgresql":
-        connection.execute(text(f"SET LOCAL lock_timeout = {LOCK_TIMEOUT_MS}"))
+    timeout = int(current_app.config["WRITE_LOCK_TIMEOUT_MS"])
+    if connection.dialect.name == "postgresql":  # SQLite waits as long as its busy timeout
+        connection.execute(text(f"SET LOCAL lock_timeout = {timeout}"))
+    else:
+        connection.exec_driver_sql(f"PRAGMA busy_timeout = {timeout}")
 
 
 def _lock_timeout(error: OperationalError) -> bool:

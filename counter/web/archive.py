@@ -12,14 +12,14 @@ from flask import Blueprint, Flask, current_app, flash, redirect, render_templat
 from flask_babel import lazy_gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter import i18n
+from counter import i18n, limits
 from counter.browser import browser_key, ensure_browser_key
 from counter.refusals import N_, Invalid, Refusal, TooLarge
 from counter.services import archive
 from counter.services.views import moment
 from counter.web import words
 
-bp = Blueprint("archive", __name__)
+bp = limits.writes(Blueprint("archive", __name__))
 
 IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
 FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields
@@ -165,6 +165,7 @@ def _import_again(error: Refusal) -> str:
 
 
 @bp.post("/import")
+@limits.imports
 def import_preview() -> tuple[str, int]:
     """Check the file and show what it would add; nothing is stored yet."""
     upload = request.files.get("archive")
@@ -183,6 +184,7 @@ def import_preview() -> tuple[str, int]:
 
 
 @bp.post("/import/confirm")
+@limits.imports
 def import_confirm() -> Response | tuple[str, int]:
     """Store the previewed matches; those already here are skipped."""
     payload = request.form.get("payload", "")

@@ -7,16 +7,18 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
+from counter import limits
 from counter.browser import browser_key, ensure_browser_key, use_key
 from counter.services import keys
 from counter.web import forms
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 
-bp = Blueprint("devices", __name__)
+bp = limits.writes(Blueprint("devices", __name__))
 
 
 @bp.post("/device-link")
+@limits.links
 def device_link() -> str:
     """A one-time link (and its QR code) that moves this browser's matches to another device."""
     token = keys.create_device_link(owner=ensure_browser_key())
@@ -32,6 +34,7 @@ def continue_here(token: str) -> str:
 
 
 @bp.post("/continue/<token>")
+@limits.links
 def take_over(token: str) -> Response:
     """Spend the link: this device now holds the other's key; its own matches join it."""
     use_key(keys.use_device_link(token=token, owner=browser_key()))

@@ -2,35 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
-
 from flask import render_template, request
 
 from counter import i18n
 from counter.models import MAX_ID
 from counter.names import parse_names
-from counter.refusals import N_, Malformed, Refusal
+from counter.refusals import N_, Malformed
 from counter.scoring import HouseRules, Outcome
 from counter.services.queries import MatchNotFound
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def shows_again(render: Callable[[Refusal], Any]) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Declare the page that shows a form view's form again when the view is refused."""
-
-    def register(view: Callable[P, R]) -> Callable[P, R]:
-        view.__dict__["form_page"] = render
-        return view
-
-    return register
-
-
-def form_page(view: Callable[..., Any] | None) -> Callable[[Refusal], Any] | None:
-    """The page that shows the refused form of ``view``, if it declared one."""
-    return None if view is None else view.__dict__.get("form_page")
 
 
 def number(field: str) -> int | None:

@@ -7,16 +7,17 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter import i18n
+from counter import i18n, limits
 from counter.browser import browser_key, owner_of
+from counter.errors import shows_again
 from counter.refusals import N_, Malformed, Refusal
 from counter.services import deals, matches, queries, sharing
 from counter.services.views import MatchView
 from counter.web import forms, words
-from counter.web.forms import confirm_page, shows_again
+from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 
-bp = Blueprint("history", __name__)
+bp = limits.writes(Blueprint("history", __name__))
 
 
 def page_number(raw: str) -> int:

@@ -14,16 +14,17 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, shapes
+from counter import i18n, limits, shapes
 from counter.browser import browser_key, ensure_browser_key
+from counter.errors import shows_again
 from counter.refusals import N_, Malformed, Refusal
 from counter.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches, queries
 from counter.services.views import MatchView, blank_match
 from counter.web import forms, words
-from counter.web.forms import confirm_page, shows_again
+from counter.web.forms import confirm_page
 
-bp = Blueprint("play", __name__)
+bp = limits.writes(Blueprint("play", __name__))
 
 
 def shown_match() -> MatchView:

@@ -6,13 +6,13 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter import i18n
-from counter.browser import browser_key, forget_key
+from counter import i18n, limits
+from counter.browser import browser_key, use_key
 from counter.services import keys, queries
 from counter.web import forms
 from counter.web.forms import confirm_page
 
-bp = Blueprint("privacy", __name__)
+bp = limits.writes(Blueprint("privacy", __name__))
 
 
 @bp.get("/privacy")
@@ -46,7 +46,7 @@ def erase() -> Response | str:
             back=url_for("privacy.privacy"),
         )
     erased = None if owner is None else keys.erase_everything(owner=owner)
-    forget_key()
+    use_key(keys.new_key())
     flash(
         ngettext(
             "Erased: %(num)s match. This browser starts afresh.",

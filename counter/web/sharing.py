@@ -6,13 +6,15 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
+from counter import limits
 from counter.browser import owner_of
 from counter.services import sharing
 
-bp = Blueprint("sharing", __name__)
+bp = limits.writes(Blueprint("sharing", __name__))
 
 
 @bp.post("/matches/<match_id:match_id>/share")
+@limits.links
 def share_match(match_id: int) -> Response:
     """Make (or keep) the read-only link to this match."""
     sharing.share_match(owner=owner_of(match_id), match_id=match_id)

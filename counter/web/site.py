@@ -10,12 +10,12 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter import i18n
+from counter import i18n, limits
 from counter.browser import browser_key
 from counter.refusals import N_, Invalid
 from counter.services import statistics
 
-bp = Blueprint("site", __name__)
+bp = limits.writes(Blueprint("site", __name__))
 
 
 @bp.get("/rules")

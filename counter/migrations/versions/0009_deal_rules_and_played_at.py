@@ -1,7 +1,8 @@
 """Each deal keeps the house rules it was recorded under; each match when it was last played.
 
 Deals recorded before this revision take their match's rules of today, the best
-that is known of them.
+that is known of them. Matches can now be deleted, so on SQLite their ids become
+AUTOINCREMENT: an id is never used twice (PostgreSQL's sequences never do).
 
 Revision ID: 0009
 Revises: 0008
@@ -40,7 +41,12 @@ def upgrade() -> None:
         "(SELECT MAX(COALESCE(deal.corrected_at, deal.created_at)) FROM deal "
         "WHERE deal.match_id = match.id), match.created_at)"
     )
-    with op.batch_alter_table("match") as batch:
+    sqlite = op.get_bind().dialect.name == "sqlite"
+    with op.batch_alter_table(
+        "match",
+        recreate="always" if sqlite else "auto",  # a new table is how SQLite takes AUTOINCREMENT
+        table_kwargs={"sqlite_autoincrement": True},
+    ) as batch:
         batch.alter_column("played_at", existing_type=sa.DateTime(), nullable=False)
         batch.create_index("ix_match_owner_played", ["owner", "played_at"])
 

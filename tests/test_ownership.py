@@ -31,6 +31,8 @@ def test_current_match_is_per_browser(client: FlaskClient, other_client: FlaskCl
         ("patch", "/api/matches/{id}", {"target": 15}),
         ("post", "/api/matches/{id}/deals", {"player": 1, "outcome": "schwarz"}),
         ("delete", "/api/matches/{id}/deals/last", None),
+        ("delete", "/api/matches/{id}", None),
+        ("post", "/api/matches/{id}/resume", None),
     ],
 )
 def test_another_browsers_match_is_404_in_the_api_and_untouched(
@@ -58,6 +60,9 @@ def test_another_browsers_match_is_404_in_the_api_and_untouched(
         ("/deals", {"player": "1", "outcome": "schwarz"}),
         ("/undo", {}),
         ("/settings", {"target": "7"}),
+        ("/matches/{id}/resume", {}),
+        ("/matches/{id}/delete", {"confirmed": "1"}),
+        ("/matches/{id}/share", {}),
     ],
 )
 def test_another_browsers_match_is_404_in_the_forms_and_untouched(
@@ -65,7 +70,8 @@ def test_another_browsers_match_is_404_in_the_forms_and_untouched(
 ) -> None:
     match = api_play(client, api_start(client)["id"], (1, "normal"))
     tap(other_client, 2, "normal")
-    response = submit(other_client, path, match_id=str(match["id"]), **fields)
+    address = path.format(id=match["id"])
+    response = submit(other_client, address, match_id=str(match["id"]), **fields)
     assert response.status_code == 404
     assert client.get(f"/api/matches/{match['id']}").json == match
 

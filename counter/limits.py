@@ -1,0 +1,100 @@
+"""Rate limits: bounded work for anyone, and more than any real table ever needs.
+
+Writes are counted per browser key and per client address; imports and the
+links that reach another device are counted on their own, lower. Reads are
+never limited. Counts are kept in memory (one process, the quick start) or in
+Redis when ``RATELIMIT_STORAGE_URI`` names one, so that every worker and server
+shares them. A request over a limit answers 429 with ``Retry-After``, in the
+language of the page.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from flask import Blueprint, Flask, Response, current_app
+from flask_babel import gettext
+from flask_limiter import Limiter, RateLimitExceeded
+from flask_limiter.util import get_remote_address
+
+from counter.browser import browser_key
+from counter.errors import error_response
+
+WRITE_METHODS = ["POST", "PATCH", "DELETE"]
+# The defaults, each a setting of its own (config.py). A phone that was offline for
+# an evening sends its taps in one burst; a café's tables may share one address.
+DEFAULTS = {
+    "RATELIMIT_WRITES_PER_BROWSER": "600 per minute;6000 per hour",
+    "RATELIMIT_WRITES_PER_ADDRESS": "1200 per minute;20000 per hour",
+    "RATELIMIT_IMPORTS": "20 per hour",
+    "RATELIMIT_LINKS": "30 per hour",  # device links made and used, share links made
+}
+
+limiter = Limiter(key_func=get_remote_address, strategy="fixed-window")
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def per_browser() -> str:
+    """The browser's key, or its address before it has one (never empty: that means no limit)."""
+    key = browser_key()
+    return f"browser:{key}" if key else f"address:{get_remote_address()}"
+
+
+def _setting(name: str) -> Callable[[], str]:
+    return lambda: str(current_app.config[name])
+
+
+def writes(blueprint: Blueprint) -> Blueprint:
+    """Count every write of ``blueprint`` against the browser's and the address's limits.
+
+    Called once per blueprint, where it is made: the limiter keeps what it is given.
+    """
+    limiter.shared_limit(
+        _setting("RATELIMIT_WRITES_PER_BROWSER"),
+        scope="writes-browser",
+        key_func=per_browser,
+        methods=WRITE_METHODS,
+    )(blueprint)
+    limiter.shared_limit(
+        _setting("RATELIMIT_WRITES_PER_ADDRESS"), scope="writes-address", methods=WRITE_METHODS
+    )(blueprint)
+    return blueprint
+
+
+def _both(setting: str, scope: str) -> Callable[[View], View]:
+    rate = _setting(setting)
+
+    def limited(view: View) -> View:
+        by_address = limiter.shared_limit(rate, scope=f"{scope}-address")
+        by_browser = limiter.shared_limit(rate, scope=f"{scope}-browser", key_func=per_browser)
+        return cast(View, by_browser(by_address(view)))
+
+    return limited
+
+
+imports = _both("RATELIMIT_IMPORTS", "imports")
+"""Bound a view that reads an import (a file of up to 16 MB)."""
+links = _both("RATELIMIT_LINKS", "links")
+"""Bound a view that makes or spends a link to another device or phone."""
+
+
+def init_app(app: Flask) -> None:
+    for name, value in DEFAULTS.items():
+        app.config.setdefault(name, value)
+    limiter.init_app(app)
+    app.register_error_handler(RateLimitExceeded, _too_many)
+
+
+def _too_many(_error: RateLimitExceeded) -> Response:
+    current = limiter.current_limit
+    retry = 60 if current is None else max(1, math.ceil(current.reset_at - time.time()))
+    return error_response(
+        gettext(
+            "Too many requests from here; wait %(seconds)s seconds and try again.", seconds=retry
+        ),
+        429,
+        {"Retry-After": str(retry)},
+    )

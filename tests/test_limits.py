@@ -1,0 +1,176 @@
+"""Rate limits: writes, imports and links are bounded per browser and per address; reads never.
+
+Run against memory (one process) and against the Redis at 127.0.0.1:6379 (shared by
+every worker), which CI provides; without one here, the Redis cases skip and say so.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.error import HTTPError
+from urllib.request import Request, urlopen
+
+import pytest
+import redis
+from flask import Flask
+
+from counter.limits import limiter
+from counter.models import db
+
+from conftest import make_app
+from helpers import api_start, submit
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def redis_answers() -> bool:
+    try:
+        return bool(redis.Redis.from_url(REDIS_URL, socket_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+STORAGES = [
+    "memory://",
+    pytest.param(
+        REDIS_URL,
+        marks=pytest.mark.skipif(
+            not redis_answers(), reason="no Redis at 127.0.0.1:6379 (start redis-server)"
+        ),
+    ),
+]
+
+
+@pytest.fixture(params=STORAGES)
+def limited(request: pytest.FixtureRequest, app: Flask) -> Iterator[Flask]:
+    """The test's database behind an app with low limits, counted in the storage given."""
+    limited_app = make_app(
+        app.config["SQLALCHEMY_DATABASE_URI"],
+        RATELIMIT_ENABLED=True,
+        RATELIMIT_STORAGE_URI=request.param,
+        RATELIMIT_KEY_PREFIX=f"test-{uuid.uuid4().hex}",  # nothing shared with other runs
+        RATELIMIT_WRITES_PER_BROWSER="3 per minute",
+        RATELIMIT_WRITES_PER_ADDRESS="5 per minute",
+        RATELIMIT_IMPORTS="1 per hour",
+        RATELIMIT_LINKS="1 per hour",
+    )
+    with limited_app.app_context():
+        limiter.reset()  # counts of earlier tests under the same address
+    yield limited_app
+    with limited_app.app_context():
+        db.engine.dispose()
+
+
+def test_writes_beyond_the_browsers_limit_wait_with_retry_after(limited: Flask) -> None:
+    browser = limited.test_client()
+    browser.post("/api/matches")  # counted for the address: the browser gets its key now
+    statuses = [browser.post("/api/matches").status_code for _ in range(4)]
+    assert statuses == [201, 201, 201, 429]
+    refused = browser.post("/api/matches")
+    assert 0 < int(refused.headers["Retry-After"]) <= 61  # the rest of the minute, rounded up
+    assert "Too many requests from here; wait" in refused.json["error"]
+
+
+def test_reads_are_never_limited(limited: Flask) -> None:
+    browser = limited.test_client()
+    match = api_start(browser)
+    assert all(browser.get(f"/api/matches/{match['id']}").status_code == 200 for _ in range(20))
+
+
+def test_browsers_on_one_address_share_its_limit(limited: Flask) -> None:
+    first, second = limited.test_client(), limited.test_client()
+    answers = [first.post("/api/matches").status_code for _ in range(3)]
+    answers += [second.post("/api/matches").status_code for _ in range(3)]
+    assert answers == [201, 201, 201, 201, 201, 429]
+
+
+def test_the_limit_is_told_in_the_pages_language(limited: Flask) -> None:
+    browser = limited.test_client()
+    browser.environ_base["HTTP_ACCEPT_LANGUAGE"] = "bg"
+    for _ in range(4):
+        submit(browser, "/settings", target="7")
+    refused = submit(browser, "/settings", target="7")
+    assert refused.status_code == 429
+    assert "Твърде много заявки" in refused.get_data(as_text=True)
+
+
+def test_imports_have_a_lower_limit_of_their_own(limited: Flask) -> None:
+    browser = limited.test_client()
+    export = {"format": "santase-counter", "version": 2, "exported_at": None, "matches": []}
+    assert browser.post("/api/import", json=export).status_code == 200
+    assert browser.post("/api/import", json=export).status_code == 429
+
+
+def test_links_have_a_lower_limit_of_their_own(limited: Flask) -> None:
+    browser = limited.test_client()
+    assert submit(browser, "/device-link").status_code == 200
+    assert submit(browser, "/device-link").status_code == 429
+
+
+@pytest.mark.skipif(not redis_answers(), reason="no Redis at 127.0.0.1:6379 (start redis-server)")
+def test_two_servers_share_their_counts_through_redis(tmp_path: Path) -> None:
+    """Two server processes, one Redis: writes to either count against one limit."""
+    environment = {
+        **os.environ,
+        "SECRET_KEY": "limits-test-key-" + "x" * 32,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'shared.sqlite'}",
+        "RATELIMIT_STORAGE_URI": REDIS_URL,
+        "RATELIMIT_WRITES_PER_ADDRESS": "4 per minute",
+        "FLASK_RATELIMIT_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+    }
+    make_app(environment["DATABASE_URL"], AUTO_MIGRATE=True)  # migrate once, before both start
+    servers = [Server(environment) for _ in range(2)]
+    try:
+        answers = [servers[turn % 2].post("/api/matches") for turn in range(6)]
+    finally:
+        for server in servers:
+            server.stop()
+    assert answers == [201, 201, 201, 201, 429, 429]
+
+
+class Server:
+    """The app served by its own Python process on a free port of 127.0.0.1."""
+
+    def __init__(self, environment: dict[str, str]) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "flask", "--app", "counter", "run", "--port", str(self.port)],
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise AssertionError("the server did not answer /health within 30 s")
+
+    def post(self, path: str) -> int:
+        request = Request(
+            f"http://127.0.0.1:{self.port}{path}",
+            data=b"{}",
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urlopen(request, timeout=5) as response:
+                return int(response.status)
+        except HTTPError as error:
+            return error.code
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
