@@ -12,7 +12,8 @@ import unicodedata
 from counter.refusals import N_, Invalid
 
 NAME_MAX_LENGTH = 40
-DEFAULT_NAMES: tuple[str, str] = ("Player 1", "Player 2")
+# English; each page shows them in its own language (i18n.default_names).
+DEFAULT_NAMES: tuple[str, str] = (N_("Player 1"), N_("Player 2"))
 
 ZERO_WIDTH_JOINER = "\u200d"
 # Bidi controls reorder the text around a name, and other format characters are
@@ -33,8 +34,21 @@ def _visible(name: str) -> str:
     return "".join(kept)
 
 
+def _unshowable(char: str) -> bool:
+    """A control, private-use or surrogate code point, or a noncharacter: nothing to show.
+
+    A code point this Python's Unicode database does not know yet is not refused:
+    the phones at the table may know it (a newer emoji), and a newer Python will.
+    """
+    code = ord(char)
+    if 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE:  # noncharacters, for good
+        return True
+    return unicodedata.category(char) in {"Cc", "Co", "Cs"}
+
+
 def parse_name(value: object, seat: int, default: str | None = None) -> str:
-    """A player's name: NFC, invisible characters removed, spaces folded, 1-40 characters.
+    """A player's name: at most 40 characters as sent; NFC, invisible characters removed,
+    spaces folded, and then still 1-40 characters.
 
     An empty name (or one of nothing visible) is the default for that seat.
     """
@@ -43,22 +57,28 @@ def parse_name(value: object, seat: int, default: str | None = None) -> str:
         return fallback
     if not isinstance(value, str):
         raise Invalid(N_("The name of player %(seat)s must be text."), seat=seat)
+    # Counted as sent too, so that the limit is one a client can check (the API's maxLength).
+    if len(value) > NAME_MAX_LENGTH:
+        raise _too_long(seat, len(value))
     name = " ".join(_visible(unicodedata.normalize("NFC", value)).split())
     if not name:
         return fallback
-    if len(name) > NAME_MAX_LENGTH:
-        raise Invalid(
-            N_("The name of player %(seat)s is %(length)s characters long; keep it to %(most)s."),
-            seat=seat,
-            length=len(name),
-            most=NAME_MAX_LENGTH,
-        )
-    # Control, unassigned, private-use and surrogate code points cannot be shown.
-    if any(unicodedata.category(char) in {"Cc", "Cn", "Co", "Cs"} for char in name):
+    if len(name) > NAME_MAX_LENGTH:  # NFC writes a few characters as two
+        raise _too_long(seat, len(name))
+    if any(_unshowable(char) for char in name):
         raise Invalid(
             N_("The name of player %(seat)s holds characters that cannot be shown."), seat=seat
         )
     return name
+
+
+def _too_long(seat: int, length: int) -> Invalid:
+    return Invalid(
+        N_("The name of player %(seat)s is %(length)s characters long; keep it to %(most)s."),
+        seat=seat,
+        length=length,
+        most=NAME_MAX_LENGTH,
+    )
 
 
 def parse_names(
@@ -74,7 +94,13 @@ def parse_names(
 
 
 def parse_pair(value: object, defaults: tuple[str, str] = DEFAULT_NAMES) -> tuple[str, str]:
-    """Two names sent as a list (the API and imports), tidied as :func:`parse_names` does."""
+    """Two names sent as a list (the API and imports), tidied as :func:`parse_names` does.
+
+    An empty name is the default; null is not a name (leave ``players`` out instead).
+    """
     if not isinstance(value, list | tuple) or len(value) != 2:
         raise Invalid(N_("Give exactly two player names."))
+    for seat, name in enumerate(value, start=1):
+        if not isinstance(name, str):
+            raise Invalid(N_("The name of player %(seat)s must be text."), seat=seat)
     return parse_names(value[0], value[1], defaults)

@@ -75,6 +75,19 @@ class Busy(Refusal):
     retry_after = 2
 
 
+# What a number in an address or a form is called, for a refusal that names it in words.
+NUMBERS = {
+    "page": N_("The page number must be a whole number from 1 up."),
+    "number": N_("The deal number must be a whole number from 1 up."),
+    "deal_number": N_("The deal number must be a whole number from 1 up."),
+}
+
+
+def not_a_number(field: str) -> Malformed:
+    """The refusal of a field that should hold a whole number from 1 up."""
+    return Malformed(NUMBERS.get(field, N_("A whole number from 1 up is needed here.")))
+
+
 def shown(value: object) -> str:
     """A value as the request sent it (JSON spelling), cut short for a message."""
     try:

@@ -11,6 +11,7 @@ replaces, and the other variants are house rules a table chooses per match.
 """
 
 import dataclasses
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -231,6 +232,22 @@ class HouseRules:
 
 
 DEFAULT_RULES = HouseRules()
+
+
+def every_table() -> dict[str, dict[str, Any]]:
+    """:meth:`HouseRules.as_table` for every combination of house rules, for the page's script.
+
+    Keyed by the choices in the order of :meth:`HouseRules.switches`, joined by spaces
+    ("by_tricks always_2 winner not_recorded"): a change of rules made offline is
+    scored by these same rules.
+    """
+    switches = HouseRules.switches()
+    tables = {}
+    for choices in itertools.product(*(list(switch.kind) for switch in switches)):
+        chosen: dict[str, Any] = {s.name: c for s, c in zip(switches, choices, strict=True)}
+        rules = HouseRules(**chosen)
+        tables[" ".join(choice.value for choice in choices)] = rules.as_table()
+    return tables
 
 
 @dataclass(frozen=True)

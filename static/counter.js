@@ -1,50 +1,217 @@
-// Santase Counter in the browser: taps go through the JSON API and the page is
-// updated in place, with no reload. Without this script every form still works.
+// Santase Counter in the browser: a tap changes the score at once, whatever the network
+// does. Every change goes into an outbox kept in this browser (localStorage) with its
+// request id fixed at the tap, and is sent in order, retried until the server answers.
+// Without this script every form still works by itself.
+import { fold } from "./standing.js";
 
 const root = document.getElementById("counter");
 const words = root ? JSON.parse(root.dataset.words) : {};
-const say = (template, values = {}) =>
-  template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key]));
+const say = (template, values = {}) => template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key]));
+const $ = (selector, within = root) => within.querySelector(selector);
+const $$ = (selector, within = root) => [...within.querySelectorAll(selector)];
 
-// A second tap on the same button this soon is the same tap (a double tap), and a
-// tap again after a failure may repeat a deal that did arrive: both reuse the
-// request id, so the server records the deal once. Two real deals are minutes apart.
+// A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
+const STORE = "santase-counter";
+const newId = () => crypto.randomUUID().replaceAll("-", "");
+// Each outcome's name, as its button says it.
+const named = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
 
-let shown = null; // the match as the server last described it
-let queue = Promise.resolve(); // changes go to the server one after another, in tap order
-let lastTap = { key: null, at: 0, requestId: null, failed: false };
+// --- what this phone knows: the server's last answer, and its own changes not yet confirmed
 
-// --- talking to the server -----------------------------------------------------------
+let state; // {match, tables, rule_names, outbox: [change], ids: {uid: id}}
+let lastTap = { key: null, at: -Infinity };
+
+function load() {
+  const page = JSON.parse(root.dataset.state);
+  let saved = null;
+  try { saved = JSON.parse(localStorage.getItem(STORE)); } catch { saved = null; }
+  // A page the server has just drawn is its truth; the service worker's copy, opened
+  // offline, is older than what this phone saw last.
+  const fresh = root.dataset.fresh === "1" || !saved;
+  state = { ...page, match: fresh ? page.match : saved.match, outbox: saved?.outbox ?? [], ids: saved?.ids ?? {} };
+  save();
+}
+
+// What another tab of this browser may have changed since.
+function reread() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORE));
+    if (saved) Object.assign(state, { match: saved.match, outbox: saved.outbox, ids: saved.ids });
+  } catch { /* nothing stored: this tab's own state stands */ }
+}
+
+function save() {
+  const { match, outbox } = state;
+  const ids = {}; // the ids still needed: those of matches with changes waiting
+  for (const change of outbox) {
+    const uid = change.match ?? change.uid;
+    if (state.ids[uid]) ids[uid] = state.ids[uid];
+  }
+  state.ids = ids;
+  try { localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids })); } catch { /* full: memory only */ }
+}
+
+const view = () => fold(state.match, state.outbox, state);
+
+function enqueue(change) {
+  state.outbox.push({ ...change, at: Date.now() });
+  save();
+  render();
+  flush();
+}
+
+// Changes to a match not started yet on the server start it first, with what the screen shows.
+function matchUid() {
+  const shown = view();
+  if (shown.uid) return shown.uid;
+  const uid = newId();
+  enqueue({
+    kind: "start", uid, target: shown.target, first_dealer: shown.first_dealer,
+    players: shown.players.map((player) => player.name), rules: shown.rules,
+  });
+  return uid;
+}
+
+// --- sending the outbox ------------------------------------------------------------------------
+
+let sending = false;
+let retryDelay = 1000;
+let retryTimer = null;
+
+class Refused extends Error {}
+class Gone extends Error {}
 
 async function call(method, path, body) {
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers: body ? { "Content-Type": "application/json" } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-  } catch {
-    throw new Error(words.offline);
-  }
+  const response = await fetch(path, {
+    method, credentials: "same-origin",
+    headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (response.status === 204) return null;
   const answer = await response.json().catch(() => null);
-  if (!response.ok) throw new Error(answer?.error ?? words.failed);
-  return answer;
+  if (response.ok) return answer;
+  // A full server, a busy database, too many requests: the change waits its turn.
+  if (response.status >= 500 || response.status === 429) throw new Error(answer?.error ?? "");
+  throw new (response.status === 404 ? Gone : Refused)(answer?.error ?? words.failed);
 }
 
-async function currentMatchId() {
-  if (root.dataset.matchId) return root.dataset.matchId;
-  // Before the first deal nothing is stored yet: start the match shown on screen.
-  const names = [1, 2].map((seat) => root.querySelector(`#player${seat}`).value);
-  const target = Number(root.querySelector(".targets [aria-pressed=true]").value);
-  const match = await call("POST", "/api/matches", { target, players: names });
-  show(match);
-  return String(match.id);
+function request(change) {
+  const id = state.ids[change.match ?? change.uid] ?? (state.match.uid === change.match ? state.match.id : null);
+  const match = `/api/matches/${id}`;
+  switch (change.kind) {
+    case "start": {
+      const { uid, target, players, rules, first_dealer } = change;
+      return ["POST", "/api/matches", { uid, target, players, rules, first_dealer }];
+    }
+    case "deal":
+      return ["POST", `${match}/deals`, { player: change.player, outcome: change.outcome, request_id: change.request_id }];
+    case "undo": {
+      const which = change.request_id ? `request_id=${encodeURIComponent(change.request_id)}` : `number=${change.number}`;
+      return ["DELETE", `${match}/deals/last?${which}`];
+    }
+    default: {
+      const body = {};
+      for (const name of ["target", "players", "rules", "first_dealer", "play_on"]) {
+        if (change[name] !== undefined) body[name] = change[name];
+      }
+      return ["PATCH", match, body];
+    }
+  }
 }
 
-// --- showing a match -------------------------------------------------------------------
+function answered(change, match) {
+  if (match) {
+    state.ids[match.uid] = match.id;
+    // The server's truth for that match, deals from another phone included.
+    if (change.kind === "start" || !state.match.uid || match.uid === state.match.uid) state.match = match;
+  }
+  state.outbox.shift();
+  save();
+}
+
+function refused(change, error) {
+  state.outbox.shift();
+  const uid = change.kind === "start" ? change.uid : change.match;
+  if (error instanceof Gone || change.kind === "start") {
+    // The match was deleted, or never started: nothing more can go to it.
+    state.outbox = state.outbox.filter((each) => each.match !== uid);
+  }
+  const reason = error instanceof Gone ? words.gone : error.message;
+  notify(say(words.refused, { tap: describeChange(change), reason }), { error: true });
+  save();
+}
+
+// One tab of this browser sends at a time, from what is stored; the others show it.
+const alone = (task) => (navigator.locks ? navigator.locks.request(STORE, task) : task());
+const flush = () => alone(flushNow);
+// Back online, back on screen, or just opened: send what waits, then look at the server.
+const wakeUp = () => {
+  retryDelay = 1000;
+  alone(async () => { await flushNow(); await refresh(); render(); });
+};
+
+async function flushNow() {
+  if (sending) return;
+  reread();
+  if (!state.outbox.length) return;
+  sending = true;
+  clearTimeout(retryTimer);
+  try {
+    while (state.outbox.length) {
+      const change = state.outbox[0];
+      let answer;
+      try {
+        answer = await call(...request(change));
+      } catch (error) {
+        if (!(error instanceof Refused || error instanceof Gone)) throw error;
+        refused(change, error);
+        await refresh();
+        continue;
+      }
+      answered(change, answer);
+      retryDelay = 1000;
+      render();
+    }
+  } catch {
+    // No network, or the server is busy: try again later, each time waiting longer.
+    retryTimer = setTimeout(flush, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 30000);
+  } finally {
+    sending = false;
+    render();
+  }
+}
+
+// The server's truth, when nothing is waiting to go: the match this browser played
+// last, wherever it was played (another phone with the same matches included).
+async function refresh() {
+  if (state.outbox.length || !state.match.id) return;
+  try {
+    state.match = await call("GET", "/api/matches/current");
+  } catch (error) {
+    if (error instanceof Gone) location.reload(); // nothing left here: the server draws a blank
+    return;
+  }
+  save();
+}
+
+// --- showing the match ----------------------------------------------------------------------------
+
+function describe(match, deal) {
+  if (!deal.player) return named(deal.outcome);
+  return `+${deal.points} ${match.players[deal.player - 1].name} · ${named(deal.outcome)}`;
+}
+
+function describeChange(change) {
+  const shown = view();
+  if (change.kind === "deal") {
+    const points = shown.table.points[change.outcome] ?? "";
+    const name = change.player ? shown.players[change.player - 1].name : "";
+    return [change.player ? `+${points} ${name}` : "", named(change.outcome)].filter(Boolean).join(" · ");
+  }
+  return words.changes[change.kind];
+}
 
 function cell(text, className) {
   const td = document.createElement("td");
@@ -53,223 +220,156 @@ function cell(text, className) {
   return td;
 }
 
-function show(match) {
-  shown = match;
-  root.dataset.matchId = match.id;
-  const [first, second] = match.players;
-  for (const player of match.players) {
-    const board = root.querySelector(`.player[data-seat="${player.seat}"]`);
-    board.querySelector(".name").textContent = player.name;
-    board.querySelector("[data-score]").textContent = player.score;
-    board.querySelector("[data-games]").textContent = player.games;
-    board.querySelector("[data-winner]").hidden = match.winner !== player.seat;
-    const turn = board.querySelector("[data-turn]");
-    if (turn) {
-      turn.hidden = match.finished;
-      turn.querySelector("[data-deals]").hidden = match.dealer !== player.seat;
-      turn.querySelector("[data-leads]").hidden = match.dealer === player.seat;
-    }
-    board.classList.toggle("won", match.winner === player.seat);
-    for (const label of root.querySelectorAll(`[data-name="${player.seat}"]`)) {
-      label.textContent = player.name;
-    }
-    root.querySelector(`#player${player.seat}`).value = player.name;
-  }
-  root.querySelector("[data-target]").textContent = match.target;
-  for (const input of root.querySelectorAll("input[name=match_id]")) input.value = match.id;
-
-  const rows = match.deals.toReversed().map((deal) => {
-    const row = document.createElement("tr");
-    const name = deal.player ? match.players[deal.player - 1].name : null;
+function dealRow(match, deal) {
+  const row = document.createElement("tr");
+  const number = document.createElement("td");
+  if (match.id && !deal.pending) {
     const fix = document.createElement("a");
     fix.className = "fix";
     fix.href = `/matches/${match.id}/deals/${deal.number}`;
     fix.textContent = deal.number;
     fix.setAttribute("aria-label", say(words.correctDeal, { number: deal.number }));
-    const why = cell(words.outcomes[deal.outcome]);
-    if (deal.corrected) {
-      const mark = document.createElement("small");
-      mark.className = "corrected";
-      mark.textContent = words.corrected;
-      why.append(" ", mark);
-    }
-    const number = document.createElement("td");
     number.append(fix);
-    row.append(
-      number,
-      name ? cell(`+${deal.points} ${name}`, `seat${deal.player}`) : cell("±0"),
-      why,
-      cell(deal.scores[0], "num"),
-      cell(deal.scores[1], "num"),
-    );
-    return row;
-  });
-  root.querySelector(".deals tbody").replaceChildren(...rows);
-  root.querySelector(".deals").hidden = rows.length === 0;
-  root.querySelector(".empty").hidden = rows.length > 0;
+  } else {
+    number.textContent = deal.number;
+  }
+  const why = cell(named(deal.outcome));
+  const note = deal.pending ? words.pending : deal.corrected ? words.corrected : null;
+  if (note) {
+    const mark = document.createElement("small");
+    mark.className = deal.pending ? "pending" : "corrected";
+    mark.textContent = note;
+    why.append(" ", mark);
+  }
+  row.append(
+    number,
+    deal.player ? cell(`+${deal.points} ${match.players[deal.player - 1].name}`, `seat${deal.player}`) : cell("±0"),
+    why, cell(deal.scores[0], "num"), cell(deal.scores[1], "num"),
+  );
+  if (deal.pending) row.className = "pending";
+  return row;
+}
 
+function render() {
+  const match = view();
+  const [first, second] = match.players;
   const score = `${first.score}:${second.score}`;
-  const winner = match.winner ? match.players[match.winner - 1].name : null;
-  root.querySelector(".finished").hidden = !match.finished;
-  root.querySelector("#record-closed").hidden = !match.finished;
-  root.querySelector("[data-finished-text]").textContent = winner
-    ? say(words.wins, { name: winner, score })
-    : "";
-  for (const fieldset of root.querySelectorAll("[data-action=deal] fieldset")) {
-    fieldset.disabled = match.finished;
+  root.classList.toggle("fresh", match.deals.length === 0);
+  root.classList.toggle("over", match.finished);
+  for (const player of match.players) {
+    const board = $(`.player[data-seat="${player.seat}"]`);
+    $("[data-score]", board).textContent = player.score;
+    $("[data-games]", board).textContent = player.games;
+    $("[data-winner]", board).hidden = match.winner !== player.seat;
+    $("[data-deals]", board).hidden = match.finished || match.dealer !== player.seat;
+    board.classList.toggle("won", match.winner === player.seat);
+    for (const label of $$(`[data-name="${player.seat}"]`)) {
+      label.textContent = player.name;
+      label.title = player.name;
+    }
+    for (const input of [$(`#player${player.seat}`), $(`#rename${player.seat}`)]) {
+      if (document.activeElement !== input) input.value = player.name;
+    }
+    $(".first-dealer", board).setAttribute("aria-pressed", String(match.dealer === player.seat));
   }
-  const undo = root.querySelector("[data-action=undo]");
-  undo.querySelector("button").disabled = match.deals.length === 0;
-  undo.querySelector("[name=deal_number]").value = match.deals.length || "";
-  for (const button of root.querySelectorAll(".targets button")) {
-    const chosen = Number(button.value) === match.target;
-    button.disabled = chosen;
-    button.setAttribute("aria-pressed", String(chosen));
+  $("[data-result]").textContent = match.finished
+    ? say(words.wins, { name: match.players[match.winner - 1].name, score }) : "";
+  $(".result").hidden = !match.finished;
+  $(".result [name=target]").value = match.target;
+  $(".result button").textContent = say(words.newMatch, { target: match.target });
+  $(".record").hidden = match.finished;
+  for (const button of $$(".record button.deal")) {
+    const points = match.table.points[button.value];
+    button.hidden = points === undefined;
+    if (points !== undefined && button.value !== "tie") $(".points", button).textContent = `+${points}`;
   }
-  for (const input of root.querySelectorAll(".new-match [name=target]")) {
-    input.checked = Number(input.value) === match.target;
+  $(".tie").hidden = match.table.points.tie === undefined;
+  // A target a score has reached would end the match at once; above a winner's, it plays on.
+  const top = Math.max(first.score, second.score);
+  for (const button of $$(".targets button")) {
+    const target = Number(button.value);
+    button.setAttribute("aria-pressed", String(target === match.target));
+    button.disabled = target === match.target || target <= top;
   }
-  root.querySelector(".finished [name=target]").value = match.target;
-  root.querySelector(".finished button").textContent = say(words.newMatch, { target: match.target });
-  root.querySelector(".new-match").hidden = match.deals.length === 0;
+  const undo = $(".undo button");
+  undo.disabled = match.deals.length === 0;
+  for (const select of $$(".rules-form select[id^=rule-]")) {
+    if (document.activeElement !== select) select.value = match.rules[select.name];
+  }
+  const rows = match.deals.toReversed().map((deal) => dealRow(match, deal));
+  $(".deals tbody").replaceChildren(...rows);
+  $(".deals").hidden = rows.length === 0;
+  $(".empty").hidden = rows.length > 0;
+  const waiting = state.outbox.length;
+  const sync = $("[data-sync]");
+  sync.textContent = waiting === 0 ? words.saved : waiting === 1 ? words.waitingOne : say(words.waiting, { count: waiting });
+  sync.classList.toggle("waiting", waiting > 0);
   document.title = `${first.name} ${score} ${second.name} · ${document.title.split(" · ").pop()}`;
   keepAwake(!match.finished);
 }
 
-function tell(text, { error = false, undoDeal = null } = {}) {
-  const box = root.querySelector(".messages");
+// One line under the score: what the last tap did, with its Undo, or what went wrong.
+// It never moves a button, and a confirmation leaves by itself after a few seconds.
+let notifyTimer = null;
+
+function notify(text, { error = false, undo = false } = {}) {
+  const box = $("[data-status]");
   const message = document.createElement("p");
   message.className = error ? "message error" : "message";
-  message.textContent = text;
-  if (undoDeal) {
+  const line = document.createElement("span");
+  line.textContent = text;
+  message.append(line);
+  if (undo) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "inline-undo";
     button.textContent = words.undo;
-    button.addEventListener("click", () => act(() => undo(undoDeal)));
+    button.addEventListener("click", undoLast);
     message.append(" ", button);
   }
   box.replaceChildren(message);
+  fade(box);
+}
+
+// A confirmation leaves after a few seconds (its Undo stays in the Undo button and the
+// deal list); a refusal stays until the next tap. A long one opens in full when tapped.
+function fade(box) {
+  clearTimeout(notifyTimer);
+  if (!$(".error", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
 }
 
 function announce(match) {
   const [first, second] = match.players;
-  return say(words.score, {
-    name1: first.name, score1: first.score, name2: second.name, score2: second.score,
-  });
+  return say(words.score, { name1: first.name, score1: first.score, name2: second.name, score2: second.score });
 }
 
-// --- what the buttons do ---------------------------------------------------------------------
-
-function act(change) {
-  root.setAttribute("aria-busy", "true");
-  queue = queue
-    .then(change)
-    .catch((error) => tell(error.message, { error: true }))
-    .finally(() => root.removeAttribute("aria-busy"));
-  return queue;
-}
-
-function requestIdFor(key) {
-  const now = performance.now();
-  const same = lastTap.key === key && (lastTap.failed || now - lastTap.at < SAME_TAP_MS);
-  lastTap = { key, at: now, requestId: same ? lastTap.requestId : crypto.randomUUID(), failed: false };
-  return lastTap;
-}
-
-async function recordDeal(player, outcome) {
-  const tap = requestIdFor(`${player}:${outcome}`);
-  const before = root.querySelectorAll(".deals tbody tr").length;
-  let match;
-  try {
-    const matchId = await currentMatchId();
-    match = await call("POST", `/api/matches/${matchId}/deals`, {
-      player: player ? Number(player) : null, outcome, request_id: tap.requestId,
-    });
-  } catch (error) {
-    tap.failed = true;
-    throw error;
+// A confirmation in the page, for a step that is not taken back in one tap.
+function ask(text, yes) {
+  const dialog = document.createElement("dialog");
+  dialog.className = "ask";
+  const question = document.createElement("p");
+  question.textContent = text;
+  const buttons = document.createElement("form");
+  buttons.method = "dialog";
+  for (const [value, label] of [["yes", yes], ["no", words.cancel]]) {
+    const button = document.createElement("button");
+    button.value = value;
+    button.textContent = label;
+    if (value === "yes") button.className = "primary";
+    buttons.append(button);
   }
-  show(match);
-  if (match.deals.length === before) return; // the same tap again: nothing new to say
-  const deal = match.deals.at(-1);
-  tell(`${describe(match, deal)}. ${announce(match)}`, { undoDeal: deal.number });
-}
-
-function describe(match, deal) {
-  if (!deal.player) return words.outcomes[deal.outcome]; // a tie: nobody's points
-  return say(words.note, {
-    points: deal.points, name: match.players[deal.player - 1].name,
-    outcome: words.outcomes[deal.outcome],
+  dialog.append(question, buttons);
+  document.body.append(dialog);
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(dialog.returnValue === "yes"); });
   });
 }
 
-async function undo(number) {
-  // Only this deal: a second tap finds it gone and the server takes back nothing more.
-  const matchId = root.dataset.matchId;
-  const before = shown ?? (await call("GET", `/api/matches/${matchId}`));
-  const deal = before.deals.find((candidate) => candidate.number === number);
-  const match = await call("DELETE", `/api/matches/${matchId}/deals/last?number=${number}`);
-  show(match);
-  const note = deal ? describe(before, deal) : "";
-  tell(`${say(words.undone, { number, note })} ${announce(match)}`);
-}
-
-const handlers = {
-  deal: (form, button) => recordDeal(form.elements.player.value, button.value),
-  undo: (form) => undo(Number(form.elements.deal_number.value)),
-  async target(_form, button) {
-    const target = Number(button.value);
-    show(await call("PATCH", `/api/matches/${await currentMatchId()}`, { target }));
-    tell(say(words.targetNow, { target }));
-  },
-  async names(form) {
-    const players = [form.elements.player1.value, form.elements.player2.value];
-    show(await call("PATCH", `/api/matches/${await currentMatchId()}`, { players }));
-    tell(words.namesSaved);
-  },
-  async new(form) {
-    lastTap = { key: null, at: 0, requestId: null, failed: false };
-    const data = new FormData(form);
-    const body = { target: Number(data.get("target")) };
-    if (data.get("first_dealer")) body.first_dealer = Number(data.get("first_dealer"));
-    const preset = words.presets[data.get("preset")];
-    if (preset) Object.assign(body, preset);
-    const match = await call("POST", "/api/matches", body);
-    const rules = [match.rules.failed_close, match.rules.wrong_claim, match.rules.next_dealer];
-    if (rules.join(" ") !== root.dataset.rules) {
-      location.reload(); // other rules, other buttons: the server draws them
-      return;
-    }
-    show(match);
-    tell(say(words.started, { target: match.target }));
-  },
-};
-
-if (root) {
-  document.body.classList.add("live");
-  const offline = () => tell(words.offlinePage, { error: true });
-  if (!navigator.onLine) offline();
-  window.addEventListener("offline", offline);
-  window.addEventListener("online", () => act(async () => {
-    // Back online: the score may have moved on another phone meanwhile.
-    if (root.dataset.matchId) show(await call("GET", `/api/matches/${root.dataset.matchId}`));
-    root.querySelector(".messages").replaceChildren();
-  }));
-  root.addEventListener("submit", (event) => {
-    const form = event.target;
-    const handler = handlers[form.dataset.action];
-    if (!handler || !window.fetch) return;
-    event.preventDefault();
-    const button = event.submitter;
-    act(() => handler(form, button));
-  });
-}
-
-// --- the table: screen awake, theme, face to face -----------------------------------------------
+// --- the table: screen awake, theme, face to face -------------------------------------------------
 
 let wakeLock = null;
-let wantAwake = Boolean(root) && root.querySelector(".finished")?.hidden;
+let wantAwake = false;
 
 async function keepAwake(want) {
   wantAwake = want;
@@ -286,10 +386,113 @@ async function keepAwake(want) {
   }
 }
 
-if (root) {
-  keepAwake(wantAwake);
-  document.addEventListener("visibilitychange", () => keepAwake(wantAwake));
+// --- what the buttons do --------------------------------------------------------------------------
+
+function tapDeal(player, outcome) {
+  const now = performance.now();
+  const key = `${player}:${outcome}`;
+  const again = lastTap.key === key && now - lastTap.at < SAME_TAP_MS;
+  lastTap = { key, at: now };
+  if (again) return; // the same tap: already in the outbox
+  const match = matchUid();
+  enqueue({ kind: "deal", match, player: player ? Number(player) : null, outcome, request_id: newId() });
+  const shown = view();
+  notify(`${describe(shown, shown.deals.at(-1))}. ${announce(shown)}`, { undo: true });
 }
+
+function undoLast() {
+  const shown = view();
+  const deal = shown.deals.at(-1);
+  if (!deal) return;
+  const last = state.outbox.at(-1);
+  if (last && last.kind === "deal" && last.request_id === deal.request_id && !(sending && state.outbox.length === 1)) {
+    state.outbox.pop(); // never sent: it goes from the outbox, and nothing travels
+    save();
+    render();
+  } else {
+    enqueue({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number });
+  }
+  lastTap = { key: null, at: -Infinity };
+  notify(`${say(words.undone, { number: deal.number, note: describe(shown, deal) })} ${announce(view())}`);
+}
+
+function changeSettings(change, message) {
+  enqueue({ kind: "settings", match: matchUid(), ...change });
+  notify(message);
+}
+
+const handlers = {
+  deal: (form, button) => tapDeal(form.elements.player.value, button.value),
+  undo: () => undoLast(),
+  async target(_form, button) {
+    const target = Number(button.value);
+    const shown = view();
+    let play_on;
+    if (shown.finished) {
+      const winner = shown.players[shown.winner - 1];
+      const question = say(words.confirmPlayOn, { name: winner.name, score: `${shown.players[0].score}:${shown.players[1].score}`, target });
+      if (!(await ask(question, say(words.playOn, { target })))) return;
+      play_on = true;
+    }
+    changeSettings({ target, play_on }, say(words.targetNow, { target }));
+  },
+  names(form) {
+    const typed = [form.elements.player1.value, form.elements.player2.value];
+    const players = typed.map((name, index) => name.trim().replace(/\s+/g, " ") || words.defaultNames[index]);
+    changeSettings({ players }, say(words.namesSaved, { first: players[0], second: players[1] }));
+  },
+  dealer(_form, button) {
+    const seat = Number(button.value);
+    changeSettings({ first_dealer: seat }, say(words.dealerSaved, { name: view().players[seat - 1].name }));
+  },
+  rules(form) {
+    const preset = words.presets[form.elements.preset.value];
+    const rules = {};
+    for (const name of state.rule_names) rules[name] = form.elements[name].value;
+    changeSettings(preset ?? { rules }, words.rulesSaved);
+    form.elements.preset.value = "";
+  },
+  async new(form) {
+    const shown = view();
+    if (shown.deals.length && !shown.finished) {
+      const match = `${shown.players[0].name} – ${shown.players[1].name} ${shown.players[0].score}:${shown.players[1].score}`;
+      if (!(await ask(say(words.confirmNew, { match }), words.startNew))) return;
+    }
+    const data = new FormData(form);
+    const preset = words.presets[data.get("preset")];
+    const change = { kind: "start", uid: newId(), target: Number(data.get("target")), first_dealer: shown.dealer };
+    enqueue({ ...change, ...(preset ?? {}) });
+    lastTap = { key: null, at: -Infinity };
+    notify(say(words.started, { target: view().target }));
+    form.reset?.();
+  },
+};
+
+if (root) {
+  document.body.classList.add("live");
+  load();
+  render();
+  wakeUp(); // what a closed tab left unsent goes now
+  const status = $("[data-status]");
+  fade(status);
+  status.addEventListener("click", (event) => {
+    if (event.target.closest(".message") && !event.target.closest("button")) event.target.closest(".message").classList.toggle("open");
+  });
+  // With the script, a name counts as soon as it is typed: no button to find first.
+  for (const input of $$(".name-input")) input.addEventListener("change", () => handlers.names($("#names")));
+  root.addEventListener("submit", (event) => {
+    const handler = handlers[event.target.dataset.action];
+    if (!handler) return;
+    event.preventDefault();
+    handler(event.target, event.submitter);
+  });
+  window.addEventListener("online", wakeUp);
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") wakeUp(); });
+  // Another tab of this browser changed the outbox or the match: show the same.
+  window.addEventListener("storage", (event) => { if (event.key === STORE && !sending) { reread(); render(); } });
+}
+
+if (root) document.addEventListener("visibilitychange", () => keepAwake(wantAwake));
 
 const display = document.querySelector(".display");
 const darkQuery = matchMedia("(prefers-color-scheme: dark)");
@@ -319,14 +522,9 @@ if (display) {
 }
 
 // Dates in the phone's own time zone.
-const dates = new Intl.DateTimeFormat(document.documentElement.lang, {
-  dateStyle: "medium", timeStyle: "short",
-});
+const dates = new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "medium", timeStyle: "short" });
 for (const time of document.querySelectorAll("time[datetime]")) {
   time.textContent = dates.format(new Date(time.dateTime));
 }
 
-// The page shell keeps loading when the network drops; deals still need the server.
-if ("serviceWorker" in navigator) {
-  navigator.serviceWorker.register("/sw.js").catch(() => {});
-}
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});

@@ -1,11 +1,14 @@
-// The counter's service worker: keeps the page shell (styles, script, icons and the
-// last copy of each page) so the counter opens without a network. Deals are never
-// stored here: the API always goes to the server, and a tap that cannot reach it fails.
+// The counter's service worker: the counter opens without a network. It keeps the page
+// shell (the counter page, styles, scripts, icons); the score itself lives in the page's
+// script, which keeps what this phone saw last and the taps it has not sent yet. The API
+// always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v1";
+const SHELL = "santase-shell-v2";
 const ASSETS = [
+  "/",
   "/static/counter.css",
   "/static/counter.js",
+  "/static/standing.js",
   "/static/icon.svg",
   "/static/icon-192.png",
   "/manifest.webmanifest",
@@ -25,6 +28,15 @@ self.addEventListener("activate", (event) => {
   self.clients.claim();
 });
 
+// The counter page as stored, marked as a copy: the script then shows the score this
+// phone saw last rather than the one in the copy.
+async function counterCopy() {
+  const stored = await caches.match("/");
+  if (!stored) return Response.error();
+  const page = (await stored.text()).replace('data-fresh="1"', 'data-fresh="0"');
+  return new Response(page, { headers: stored.headers });
+}
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
@@ -32,15 +44,18 @@ self.addEventListener("fetch", (event) => {
     return; // writes and the API always go to the network
   }
   if (request.mode === "navigate") {
-    // Network first, so scores are fresh; the last copy when offline.
+    // Always the network when there is one. Only the counter page is kept for later;
+    // any page asked for offline opens the counter, which works without a network.
     event.respondWith(
       fetch(request)
         .then((response) => {
-          const copy = response.clone();
-          if (response.ok) caches.open(SHELL).then((cache) => cache.put(request, copy));
+          if (response.ok && url.pathname === "/") {
+            const copy = response.clone();
+            caches.open(SHELL).then((cache) => cache.put("/", copy));
+          }
           return response;
         })
-        .catch(() => caches.match(request).then((hit) => hit ?? caches.match("/"))),
+        .catch(counterCopy),
     );
     return;
   }
@@ -49,7 +64,7 @@ self.addEventListener("fetch", (event) => {
     caches.match(request).then((hit) => {
       const fresh = fetch(request)
         .then((response) => {
-          if (response.ok) {
+          if (response.ok && url.pathname.startsWith("/static/")) {
             const copy = response.clone();
             caches.open(SHELL).then((cache) => cache.put(request, copy));
           }

@@ -96,8 +96,8 @@ def test_the_page_marks_who_deals_and_who_leads(client: FlaskClient) -> None:
     tap(client, 2, "normal")
     page = client.get("/").get_data(as_text=True)
     seat1, seat2 = (page.split(f'data-seat="{seat}"')[1].split("</div>")[0] for seat in (1, 2))
-    assert '<span class="turn" data-deals >Deals</span>' in seat2
-    assert '<span class="turn" data-deals hidden>Deals</span>' in seat1
+    assert '<span class="turn" data-deals >Deals next</span>' in seat2
+    assert '<span class="turn" data-deals hidden>Deals next</span>' in seat1
 
 
 def test_a_new_match_from_the_sixty_six_preset(client: FlaskClient) -> None:
@@ -119,7 +119,7 @@ def test_sixty_six_can_be_picked_before_the_first_deal(client: FlaskClient) -> N
     match = client.get("/api/matches/current").json
     assert (match["target"], match["dealer"], match["deals"]) == (7, 2, [])
     page = client.get("/").get_data(as_text=True)
-    assert "<strong data-target>7</strong>" in page
+    assert 'value="7" aria-pressed="true" disabled>7</button>' in page
 
 
 def test_who_deals_first_is_fixed_once_a_deal_is_recorded(client: FlaskClient) -> None:
@@ -158,7 +158,7 @@ def test_the_tie_button_records_a_tie_from_the_page(client: FlaskClient) -> None
     form = page_form(client)
     assert client.post("/deals", data={**form, "player": "", "outcome": "tie"}).status_code == 302
     page = client.get("/").get_data(as_text=True)
-    assert '<p class="message">Tie</p>' in page
+    assert '<p class="message"><span>Tie</span></p>' in page
     assert '<form method="post" action="/deals" class="tie" data-action="deal" >' in page
     assert [d["outcome"] for d in client.get("/api/matches/current").json["deals"]] == [
         "normal",

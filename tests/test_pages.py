@@ -24,7 +24,7 @@ def test_the_counter_opens_blank_and_stores_nothing(client: FlaskClient) -> None
     page = text_of(response)
     assert "Player 1" in page
     assert "Player 2" in page
-    assert "<strong data-target>11</strong>" in page
+    assert 'value="11" aria-pressed="true" disabled>11</button>' in page
     assert scores_on(page) == ["0", "0"]
     assert "No deals recorded yet." in page
     with client.session_transaction() as session:
@@ -152,7 +152,7 @@ def test_the_target_can_be_switched_from_the_page(client: FlaskClient) -> None:
     tap(client, 1, "normal")
     press(client, "/settings", target="15")
     page = text_of(client.get("/"))
-    assert "<strong data-target>15</strong>" in page
+    assert 'value="15" aria-pressed="true" disabled>15</button>' in page
     assert "The match is now played to 15." in page
 
 

@@ -158,7 +158,8 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
         or not isinstance(document.get("matches"), list)
     ):
         raise Invalid(N_("This file is not an export of the counter."))
-    if document.get("version") not in READS:
+    version = document.get("version")
+    if isinstance(version, bool) or version not in READS:
         raise Invalid(N_("This export comes from another version of the counter."))
     found = document["matches"]
     if len(found) > MAX_MATCHES:
@@ -227,7 +228,7 @@ def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> Importe
     if (
         not isinstance(deal, dict)
         or not DEAL_FIELDS <= set(deal) <= DEAL_FIELDS | {"rules"}
-        or type(deal["number"]) is not int
+        or not _whole(deal["number"])
         or deal["number"] != number
     ):
         raise Invalid(N_("Deal %(number)s is not as an export writes it."), number=number)
@@ -236,17 +237,24 @@ def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> Importe
         outcome = scoring.parse_outcome(deal["outcome"])
         player = None if deal["player"] is None else scoring.parse_seat(deal["player"])
         points = deal["points"]
-        if type(points) is not int:
+        if not _whole(points):
             raise Invalid(
                 N_("The points must be a whole number, not %(value)s."), value=shown(points)
             )
-        result = DealResult(player, outcome, points, rules)
+        result = DealResult(player, outcome, int(points), rules)
         scoring.check_points(result)
         created_at = _parse_moment(deal["created_at"])
         corrected_at = None if deal["corrected_at"] is None else _parse_moment(deal["corrected_at"])
     except Refusal as error:
         raise Invalid(N_("Deal %(number)s: %(problem)s"), number=number, problem=error) from None
     return ImportedDeal(result=result, created_at=created_at, corrected_at=corrected_at)
+
+
+def _whole(value: object) -> bool:
+    """A whole number as JSON has it, as the API reads one: 3 or 3.0, never true or "3"."""
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _parse_moment(value: object) -> datetime:

@@ -32,16 +32,20 @@ class RequestReused(Conflict):
 
 
 def parse_request_id(value: object) -> str | None:
-    """A client's id for one tap: printable text of 1 to 64 characters, or none."""
+    """A client's id for one tap: 1 to 64 printable ASCII characters, or none.
+
+    Clients make them from random hex or base64url; ASCII keeps them safe in a
+    query string and one byte a character wherever they are stored.
+    """
     if value is None:
         return None
     if (
         not isinstance(value, str)
         or not 1 <= len(value) <= REQUEST_ID_MAX_LENGTH
-        or not value.isprintable()
+        or not (value.isascii() and value.isprintable())
     ):
         raise Invalid(
-            N_("A request id is printable text of 1 to %(most)s characters."),
+            N_("A request id is 1 to %(most)s printable ASCII characters."),
             most=REQUEST_ID_MAX_LENGTH,
         )
     return value

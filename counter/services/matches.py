@@ -18,7 +18,7 @@ from counter.services.transactions import writes
 from counter.services.views import MatchPage, MatchView, PlayerView, full_view, standing
 
 PAGE_SIZE = 20
-UID = re.compile(r"^[0-9a-f]{32}$")
+UID = re.compile(r"[0-9a-f]{32}")
 
 
 class MatchIsFinished(Conflict):
@@ -80,7 +80,7 @@ def _summary(row: Summary, games: tuple[int, int]) -> MatchView:
 
 def parse_uid(value: object) -> str:
     """A match's uid: 32 lowercase hexadecimal digits (a UUID without its dashes)."""
-    if isinstance(value, str) and UID.match(value):
+    if isinstance(value, str) and UID.fullmatch(value):
         return value
     raise Invalid(N_("A match uid is 32 lowercase hexadecimal digits."))
 
@@ -110,7 +110,16 @@ def start_match(
     rules and target together. The same ``uid`` again (a retried or repeated
     request, a phone that started the match offline) answers the match it started.
     """
+    # Every value is checked first: a request the rules refuse is refused, uid or not.
     chosen_uid = None if uid is None else parse_uid(uid)
+    chosen_preset = None if preset is None else scoring.parse_preset(preset)
+    if rules is not None:
+        HouseRules.from_dict(rules)  # checked now, applied over the base rules below
+    given_names = None if names is None else parse_pair(names, defaults)
+    if target is None and chosen_preset is not None:
+        target = chosen_preset.target
+    chosen_target = scoring.DEFAULT_TARGET if target is None else scoring.parse_target(target)
+    dealer = 1 if first_dealer is None else scoring.parse_seat(first_dealer)
     if chosen_uid is not None:
         existing = db.session.scalar(
             select(Match.id).where(Match.owner == owner, Match.uid == chosen_uid)
@@ -118,25 +127,20 @@ def start_match(
         if existing is not None:
             return get_match(owner=owner, match_id=existing), False
     base = _latest_rules(owner) or scoring.DEFAULT_RULES
-    if preset is not None:
-        chosen = scoring.parse_preset(preset)
-        base, target = chosen.rules, chosen.target if target is None else target
+    if chosen_preset is not None:
+        base = chosen_preset.rules
     chosen_rules = base if rules is None else HouseRules.from_dict(rules, base)
     current = queries.current_id(owner)
     latest = None if current is None else db.session.get_one(Match, current)
     players = (
-        parse_pair(names, defaults)
-        if names is not None
-        else latest.names
-        if latest is not None
-        else defaults
+        given_names if given_names is not None else latest.names if latest is not None else defaults
     )
     match = Match(
         owner=owner,
         player1=players[0],
         player2=players[1],
-        target=scoring.DEFAULT_TARGET if target is None else scoring.parse_target(target),
-        first_dealer=1 if first_dealer is None else scoring.parse_seat(first_dealer),
+        target=chosen_target,
+        first_dealer=dealer,
         rules=chosen_rules,
         played_at=utcnow(),
         deals=[],

@@ -21,6 +21,7 @@ from counter.refusals import N_, Busy
 P = ParamSpec("P")
 R = TypeVar("R")
 
+
 def writes(service: Callable[P, R]) -> Callable[P, R]:
     """Run a service in a write transaction; a refusal rolls back, so it changes nothing."""
 

@@ -35,6 +35,7 @@ class DealView:
     corrected: bool = False
     dealer: Seat = 1
     request_id: str | None = None
+    rules: HouseRules = DEFAULT_RULES  # those it was recorded under, and is corrected under
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ def full_view(match: Match, earlier: tuple[int, int]) -> MatchView:
             corrected=deal.corrected_at is not None,
             dealer=dealer,
             request_id=deal.request_id,
+            rules=result.rules,
         )
         for deal, result, after, dealer in zip(match.deals, results, running, dealers, strict=False)
     )

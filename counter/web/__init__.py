@@ -7,7 +7,7 @@ from flask import Flask
 from counter import i18n
 from counter.scoring import TARGETS, Outcome
 from counter.services.views import moment
-from counter.web import archive, devices, history, play, privacy, sharing, site, words
+from counter.web import archive, assets, devices, history, play, privacy, sharing, site, words
 
 BLUEPRINTS = (play.bp, history.bp, sharing.bp, devices.bp, archive.bp, privacy.bp, site.bp)
 
@@ -15,6 +15,7 @@ BLUEPRINTS = (play.bp, history.bp, sharing.bp, devices.bp, archive.bp, privacy.b
 def init_app(app: Flask) -> None:
     """Register the pages, and make the game's words available to every template."""
     archive.init_app(app)
+    assets.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     app.jinja_env.globals.update(

@@ -7,7 +7,7 @@ from flask import render_template, request
 from counter import i18n
 from counter.models import MAX_ID
 from counter.names import parse_names
-from counter.refusals import N_, Malformed
+from counter.refusals import N_, Malformed, not_a_number
 from counter.scoring import HouseRules, Outcome
 from counter.services.queries import MatchNotFound
 
@@ -18,7 +18,7 @@ def number(field: str) -> int | None:
     if raw == "":
         return None
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 10 or not 1 <= int(raw) <= MAX_ID:
-        raise Malformed(N_("%(field)s must be a whole number from 1 up."), field=field)
+        raise not_a_number(field)
     return int(raw)
 
 

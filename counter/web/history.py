@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 from counter import i18n, limits
 from counter.browser import browser_key, owner_of
 from counter.errors import shows_again
-from counter.refusals import N_, Malformed, Refusal
+from counter.refusals import Refusal, not_a_number
 from counter.services import deals, matches, queries, sharing
 from counter.services.views import MatchView
 from counter.web import forms, words
@@ -23,7 +23,7 @@ bp = limits.writes(Blueprint("history", __name__))
 def page_number(raw: str) -> int:
     """A page number from the address; 0 or one past the end is a page that does not exist."""
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 10:
-        raise Malformed(N_("The page number must be a whole number from 1 up."))
+        raise not_a_number("page")
     return int(raw)
 
 

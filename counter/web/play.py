@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from datetime import UTC, datetime
 
 from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, limits, shapes
+from counter import i18n, limits, scoring, shapes
 from counter.browser import browser_key, ensure_browser_key
 from counter.errors import shows_again
 from counter.refusals import N_, Malformed, Refusal
-from counter.scoring import TargetWouldReopenMatch
+from counter.scoring import HouseRules, TargetWouldReopenMatch
 from counter.services import deals, matches, queries
 from counter.services.views import MatchView, blank_match
 from counter.web import forms, words
@@ -38,7 +37,10 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
     match = match or _match_of_form() or shown_match()
     state = {
         "match": shapes.match_json(match),
-        "served_at": datetime.now(UTC).isoformat(),
+        # The rules as data for the script: the points of every combination of house
+        # rules, keyed by their choices in this order.
+        "tables": scoring.every_table(),
+        "rule_names": [switch.name for switch in HouseRules.switches()],
     }
     return render_template(
         "home.html",

@@ -12,7 +12,7 @@ from werkzeug.wrappers import Response
 
 from counter import i18n, limits
 from counter.browser import browser_key
-from counter.refusals import N_, Invalid
+from counter.refusals import N_, Malformed
 from counter.services import statistics
 
 bp = limits.writes(Blueprint("site", __name__))
@@ -35,7 +35,7 @@ def choose_language() -> Response:
     """Switch the language of every page on this device, and remember it for a year."""
     language = request.form.get("language")
     if language not in i18n.LANGUAGES:
-        raise Invalid(N_("Choose Bulgarian or English."))
+        raise Malformed(N_("Choose Bulgarian or English."))
     response = redirect(_local_path(request.form.get("next")))
     response.set_cookie(
         i18n.COOKIE,

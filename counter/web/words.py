@@ -11,6 +11,7 @@ from typing import Any
 from flask import g
 from flask_babel import format_decimal, gettext, lazy_gettext
 
+from counter import i18n
 from counter.scoring import PRESETS, HouseRules, Outcome
 
 # What each outcome is called on its button, and when to tap it, seen from the
@@ -92,11 +93,11 @@ def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: 
 def script_words() -> dict[str, Any]:
     """What the page's script says, in the page's language."""
     return {
-        "outcomes": {outcome.value: outcome_name(outcome) for outcome in Outcome},
         "presets": {
             name: {"target": preset.target, "rules": preset.rules.as_dict()}
             for name, preset in PRESETS.items()
         },
+        "defaultNames": list(i18n.default_names()),
         "undo": gettext("Undo"),
         "undone": gettext("Deal %(number)s undone: %(note)s."),
         "wins": gettext("%(name)s wins the match %(score)s"),
@@ -113,18 +114,24 @@ def script_words() -> dict[str, Any]:
         "waiting": gettext("%(count)s waiting to send"),
         "waitingOne": gettext("1 waiting to send"),
         "saved": gettext("All saved"),
-        "offline": gettext("Offline: taps are kept on this phone and sent when it is back."),
         "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
         "failed": gettext("The server could not do that; nothing was changed."),
         "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
         "confirmNew": gettext(
-            "Start a new match? The match %(match)s stays in the history, unfinished."
+            "Start a new match? %(match)s stays in the history, unfinished, "
+            "where you can continue it later."
         ),
+        "startNew": gettext("Start a new match"),
         "confirmPlayOn": gettext(
             "%(name)s has won %(score)s. Play on to %(target)s? The win is taken back."
         ),
-        "yes": gettext("Yes"),
+        "playOn": gettext("Play on to %(target)s"),
         "cancel": gettext("Cancel"),
+        "changes": {
+            "start": gettext("New match"),
+            "undo": gettext("Undo"),
+            "settings": gettext("Match settings"),
+        },
     }
 
 
