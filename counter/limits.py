@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from flask import Blueprint, Flask, Response, current_app
-from flask_babel import gettext
+from flask_babel import ngettext
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 
@@ -92,8 +92,10 @@ def _too_many(_error: RateLimitExceeded) -> Response:
     current = limiter.current_limit
     retry = 60 if current is None else max(1, math.ceil(current.reset_at - time.time()))
     return error_response(
-        gettext(
-            "Too many requests from here; wait %(seconds)s seconds and try again.", seconds=retry
+        ngettext(
+            "Too many requests from here; wait %(num)s second and try again.",
+            "Too many requests from here; wait %(num)s seconds and try again.",
+            retry,
         ),
         429,
         {"Retry-After": str(retry)},

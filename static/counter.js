@@ -250,6 +250,8 @@ function dealRow(match, deal) {
   return row;
 }
 
+const shownBefore = {}; // what the fields showed at the last render
+
 function render() {
   const match = view();
   const [first, second] = match.players;
@@ -268,8 +270,9 @@ function render() {
       label.title = player.name;
     }
     for (const input of [$(`#player${player.seat}`), $(`#rename${player.seat}`)]) {
-      if (document.activeElement !== input) input.value = player.name;
+      if (shownBefore[`name${player.seat}`] !== player.name) input.value = player.name;
     }
+    shownBefore[`name${player.seat}`] = player.name;
     $(".first-dealer", board).setAttribute("aria-pressed", String(match.dealer === player.seat));
   }
   $("[data-result]").textContent = match.finished
@@ -293,8 +296,11 @@ function render() {
   }
   const undo = $(".undo button");
   undo.disabled = match.deals.length === 0;
-  for (const select of $$(".rules-form select[id^=rule-]")) {
-    if (document.activeElement !== select) select.value = match.rules[select.name];
+  // Fields follow the match only when it changed: a choice being made stays as it is.
+  const rules = JSON.stringify(match.rules);
+  if (shownBefore.rules !== rules) {
+    for (const select of $$(".rules-form select[id^=rule-]")) select.value = match.rules[select.name];
+    shownBefore.rules = rules;
   }
   const rows = match.deals.toReversed().map((deal) => dealRow(match, deal));
   $(".deals tbody").replaceChildren(...rows);

@@ -7,15 +7,26 @@ Set UPDATE_SCREENSHOTS=1 to write the README's screenshots into docs/.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from flask import Flask
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Request,
+    Route,
+    expect,
+    sync_playwright,
+)
 from werkzeug.serving import make_server
 
 from counter.models import db
@@ -40,11 +51,13 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+START = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
+SAME_TAP_MS = 600  # as in counter.js: the same button again this soon is the same tap
 
 
 @pytest.fixture(scope="module")
-def server(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The app on 127.0.0.1, served by a thread of this process."""
+def served(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The app on 127.0.0.1, served by threads of this process: (address, app)."""
     if TEST_DATABASE_URL:
         url = migrated_database
     else:
@@ -55,12 +68,17 @@ def server(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> 
     http = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=http.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{http.server_port}"
+    yield f"http://127.0.0.1:{http.server_port}", app
     http.shutdown()
     with app.app_context():
         if TEST_DATABASE_URL:
             empty_tables()
         db.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def server(served: Any) -> str:
+    return str(served[0])
 
 
 @pytest.fixture(scope="module")
@@ -96,27 +114,46 @@ def page(browser: Browser, server: str) -> Iterator[Page]:
     context.close()
 
 
-def score(page: Page, seat: int) -> str:
-    return page.locator(f'.player[data-seat="{seat}"] [data-score]').inner_text()
+def score(page: Page, seat: int) -> Any:
+    return page.locator(f'.player[data-seat="{seat}"] [data-score]')
 
 
-SAME_TAP_MS = 600  # as in counter.js: the same button again this soon is a double tap
+def button(page: Page, seat: int, outcome: str) -> Any:
+    return page.locator(f"form.seat{seat} button[value={outcome}]")
 
 
 def tap(page: Page, seat: int, outcome: str) -> None:
-    """Tap a deal button and wait, as a player does, until the deal shows in the list.
+    """Tap a deal button as a player does: the deal shows in the list at once.
 
-    The same button twice in a row is two deals only when the taps are apart
-    (in play they are minutes apart), so the second waits out the double-tap window.
+    The same button twice in a row is two deals only when the taps are apart (in
+    play they are minutes apart), so a tap on the button tapped last waits that out.
     """
     rows = page.locator(".deals tbody tr")
     before = rows.count()
-    button = f"form.seat{seat} button[value={outcome}]"
-    if page.evaluate("window.__lastTap") == button:
+    key = f"{seat}:{outcome}"
+    if page.evaluate("window.__lastTap") == key:
         page.wait_for_timeout(SAME_TAP_MS + 50)
-    page.evaluate("button => { window.__lastTap = button; }", button)
-    page.locator(button).click()
+    page.evaluate("key => { window.__lastTap = key; }", key)
+    button(page, seat, outcome).click()
     expect(rows).to_have_count(before + 1)
+
+
+def all_saved(page: Page) -> None:
+    """Wait until the server has every change this phone made (in any language)."""
+    expect(page.locator("[data-sync]")).not_to_have_class(re.compile("waiting"), timeout=15_000)
+
+
+def name_players(page: Page, first: str, second: str) -> None:
+    """Type the names in the score cards, as a new match offers them."""
+    page.fill("#player1", first)
+    page.fill("#player2", second)
+    page.locator("#player2").blur()
+    expect(page.locator('.player[data-seat="2"] .name')).to_have_text(second)
+
+
+def server_match(page: Page) -> Any:
+    """The match the server holds as this browser's current one."""
+    return page.evaluate("fetch('/api/matches/current').then(r => r.json())")
 
 
 def no_reload_marker(page: Page) -> None:
@@ -127,19 +164,27 @@ def still_same_document(page: Page) -> bool:
     return bool(page.evaluate("window.__sameDocument === true"))
 
 
-def deal_count(page: Page) -> int:
-    return int(
-        page.evaluate("fetch('/api/matches/current').then(r => r.json()).then(m => m.deals.length)")
+def posts_of_deals(page: Page) -> list[Request]:
+    """Every deal the page sends from now on."""
+    sent: list[Request] = []
+    page.on(
+        "request",
+        lambda request: (
+            sent.append(request)
+            if request.method == "POST" and request.url.endswith("/deals")
+            else None
+        ),
     )
+    return sent
+
+
+# --- a match at the table ---------------------------------------------------------------------
 
 
 def test_a_whole_match_to_11_by_taps_without_a_reload(page: Page) -> None:
     page.goto("/")
     no_reload_marker(page)
-    page.fill("#player1", "Ivan")
-    page.fill("#player2", "Maria")
-    page.locator(".names button").click()
-    expect(page.locator(".messages")).to_contain_text("Names saved.")
+    name_players(page, "Ivan", "Maria")
     for seat, outcome in [
         (1, "schwarz"),
         (2, "normal"),
@@ -148,87 +193,165 @@ def test_a_whole_match_to_11_by_taps_without_a_reload(page: Page) -> None:
         (1, "failed_close_no_trick"),
         (1, "normal"),
     ]:
-        before = score(page, seat)
+        before = score(page, seat).inner_text()
         tap(page, seat, outcome)
-        expect(page.locator(f'.player[data-seat="{seat}"] [data-score]')).not_to_have_text(before)
+        expect(score(page, seat)).not_to_have_text(before)
     tap(page, 1, "schneider")
-    expect(page.locator(".finished")).to_be_visible()
-    expect(page.locator("[data-finished-text]")).to_have_text("Ivan wins the match 11:3")
-    assert (score(page, 1), score(page, 2)) == ("11", "3")
-    expect(page.locator("form.seat1 button[value=normal]")).to_be_disabled()
-    expect(page.locator("form.seat2 button[value=schwarz]")).to_be_disabled()
-    expect(page.locator("#record-closed")).to_be_visible()
+    expect(page.locator("[data-result]")).to_have_text("Ivan wins the match 11:3")
+    expect(page.locator(".record")).to_be_hidden()  # the buttons fold into the result
+    expect(page.locator(".result button")).to_have_text("New match to 11")
     expect(page.locator('.player[data-seat="1"] [data-games]')).to_have_text("1")
-    assert page.locator(".deals tbody tr").count() == 7
+    all_saved(page)
+    server = server_match(page)
+    assert [player["score"] for player in server["players"]] == [11, 3]
+    assert server["winner"] == 1
     assert still_same_document(page)
 
 
-def test_a_double_tap_records_one_deal(page: Page) -> None:
+def test_the_first_dealer_is_chosen_in_the_card_and_then_shown_there(page: Page) -> None:
+    page.goto("/")
+    name_players(page, "Ivan", "Maria")
+    page.locator('.player[data-seat="2"] .first-dealer').click()
+    expect(page.locator('.player[data-seat="2"] .first-dealer')).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(page.locator("[data-status]")).to_contain_text("Maria deals first.")
+    tap(page, 1, "normal")
+    expect(page.locator(".first-dealer")).to_have_count(2)
+    expect(page.locator(".first-dealer").first).to_be_hidden()
+    expect(page.locator('.player[data-seat="1"] [data-deals]')).to_be_visible()  # the winner
+    all_saved(page)
+    assert [deal["dealer"] for deal in server_match(page)["deals"]] == [2]
+
+
+def test_a_double_tap_records_one_deal_whatever_the_gap(page: Page) -> None:
+    page.clock.install(time=START)
+    page.goto("/")
+    page.clock.pause_at(START + dt.timedelta(seconds=1))
+    sent = posts_of_deals(page)
+    for gap in (50, 100, 300):
+        button(page, 1, "normal").click()
+        page.clock.run_for(gap)
+        button(page, 1, "normal").click()
+        page.clock.run_for(SAME_TAP_MS)  # then the next deal is a new tap
+    page.clock.resume()
+    all_saved(page)
+    assert len(server_match(page)["deals"]) == 3
+    assert len({request.post_data_json["request_id"] for request in sent}) == 3
+
+
+def test_on_a_slow_line_a_double_tap_counts_once_and_shows_at_once(
+    page: Page, browser: Browser
+) -> None:
+    page.clock.install(time=START)
+    page.goto("/")
+    page.clock.pause_at(START + dt.timedelta(seconds=1))
+    tap(page, 2, "normal")  # the match exists on the server before the line gets slow
+    page.clock.resume()
+    all_saved(page)
+    page.clock.pause_at(START + dt.timedelta(seconds=30))
+    network = page.context.new_cdp_session(page)
+    network.send("Network.enable")
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 2000, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    sent = posts_of_deals(page)
+    for gap in (50, 100, 300):
+        before = int(score(page, 1).inner_text())
+        button(page, 1, "normal").click()
+        expect(score(page, 1)).to_have_text(str(before + 1), timeout=100)  # no round trip
+        expect(page.locator("[data-sync]")).to_contain_text("waiting to send")
+        page.clock.run_for(gap)
+        button(page, 1, "normal").click()
+        page.clock.run_for(SAME_TAP_MS)
+        expect(score(page, 1)).to_have_text(str(before + 1))
+    page.clock.resume()
+    all_saved(page)
+    assert [player["score"] for player in server_match(page)["players"]] == [3, 1]
+    assert len(sent) == 3
+
+
+def test_a_lost_answer_ends_with_the_screen_equal_to_the_server(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "normal")
-    expect(page.locator('.player[data-seat="1"] [data-score]')).to_have_text("1")
-    page.locator("form.seat2 button[value=schwarz]").dblclick()
-    expect(page.locator('.player[data-seat="2"] [data-score]')).to_have_text("3")
-    page.wait_for_timeout(300)  # a second deal, had one been sent, would be in by now
-    assert deal_count(page) == 2
+    all_saved(page)
 
+    def lose_the_answer(route: Route) -> None:
+        route.fetch()  # the server records the deal...
+        route.abort("connectionreset")  # ...and its answer never arrives
 
-def test_a_slow_double_tap_records_one_deal(page: Page) -> None:
-    page.goto("/")
-    button = page.locator("form.seat1 button[value=schneider]")
-    button.click()
-    expect(page.locator('.player[data-seat="1"] [data-score]')).to_have_text("2")
-    page.wait_for_timeout(250)  # the answer came back before the second tap
-    button.click()
-    page.wait_for_timeout(300)
-    assert deal_count(page) == 1
-    assert score(page, 1) == "2"
+    page.route("**/deals", lose_the_answer, times=1)
+    button(page, 2, "schwarz").click()
+    expect(score(page, 2)).to_have_text("3")
+    all_saved(page)  # the retry, with the same request id, is answered by the stored deal
+    server = server_match(page)
+    assert [deal["outcome"] for deal in server["deals"]] == ["normal", "schwarz"]
+    expect(page.locator(".deals tbody tr")).to_have_count(2)
+    expect(score(page, 2)).to_have_text("3")
 
 
 def test_undo_right_from_the_confirmation(page: Page) -> None:
     page.goto("/")
     no_reload_marker(page)
     tap(page, 2, "schneider")
-    expect(page.locator(".messages")).to_contain_text("+2 Player 2 · Schneider")
+    expect(page.locator("[data-status]")).to_contain_text("+2 Player 2 · Schneider")
     page.locator(".inline-undo").click()
-    expect(page.locator(".messages")).to_contain_text("Deal 1 undone")
-    assert (score(page, 1), score(page, 2)) == ("0", "0")
+    expect(page.locator("[data-status]")).to_contain_text("Deal 1 undone")
+    expect(score(page, 2)).to_have_text("0")
     expect(page.locator(".undo button")).to_be_disabled()
-    assert deal_count(page) == 0
+    all_saved(page)
+    assert server_match(page)["deals"] == []
     assert still_same_document(page)
 
 
-def test_the_target_switch_and_its_refusal(page: Page) -> None:
+def test_the_confirmation_leaves_by_itself_and_hides_no_button(page: Page) -> None:
+    page.clock.install(time=START)
     page.goto("/")
-    no_reload_marker(page)
+    tap(page, 1, "normal")
+    status = page.locator("[data-status] .message")
+    expect(status).to_be_visible()
+    page.clock.run_for(7000)
+    expect(status).to_have_count(0)
+    expect(page.locator(".undo button")).to_be_enabled()  # its Undo is still at hand
+
+
+def test_targets_a_score_has_reached_are_off_and_playing_on_asks_first(page: Page) -> None:
+    page.goto("/")
+    name_players(page, "Ivan", "Maria")
     page.locator(".targets button[value='7']").click()
-    expect(page.locator("[data-target]")).to_have_text("7")
-    for _ in range(2):
-        tap(page, 1, "schwarz")
-    expect(page.locator('.player[data-seat="1"] [data-score]')).to_have_text("6")
-    page.locator(".targets button[value='15']").click()
-    expect(page.locator("[data-target]")).to_have_text("15")
+    expect(page.locator(".targets button[value='7']")).to_have_attribute("aria-pressed", "true")
     for _ in range(3):
-        tap(page, 2, "schwarz")
-    expect(page.locator('.player[data-seat="2"] [data-score]')).to_have_text("9")
-    page.locator(".targets button[value='7']").click()
-    expect(page.locator(".message.error")).to_have_text(
-        "Player 2 already has 9 game points, so a target of 7 would end the match at once."
-    )
-    expect(page.locator("[data-target]")).to_have_text("15")
-    assert still_same_document(page)
+        tap(page, 1, "schwarz")
+    expect(page.locator("[data-result]")).to_have_text("Ivan wins the match 9:0")
+    expect(page.locator(".targets button[value='7']")).to_be_disabled()
+    page.locator(".targets button[value='11']").click()
+    dialog = page.locator("dialog.ask")
+    expect(dialog).to_contain_text("Ivan has won 9:0. Play on to 11?")
+    dialog.locator("button[value=no]").click()
+    expect(page.locator("[data-result]")).to_be_visible()
+    page.locator(".targets button[value='11']").click()
+    dialog.locator("button[value=yes]").click()
+    expect(page.locator(".record")).to_be_visible()
+    expect(page.locator(".targets button[value='11']")).to_have_attribute("aria-pressed", "true")
+    all_saved(page)
+    assert server_match(page)["winner"] is None
 
 
-def test_a_new_match_keeps_the_names_without_a_reload(page: Page) -> None:
+def test_a_new_match_asks_first_and_keeps_the_names(page: Page) -> None:
     page.goto("/")
     no_reload_marker(page)
-    page.fill("#player1", "Ivan")
-    page.locator(".names button").click()
+    name_players(page, "Ivan", "Maria")
     tap(page, 1, "normal")
     page.locator(".new-match button").click()
-    expect(page.locator(".messages")).to_contain_text("New match to 11 started.")
-    assert (score(page, 1), score(page, 2)) == ("0", "0")
-    expect(page.locator('.player[data-seat="1"] .name')).to_have_text("Ivan")
+    dialog = page.locator("dialog.ask")
+    expect(dialog).to_contain_text("Ivan – Maria 1:0 stays in the history")
+    dialog.locator("button[value=yes]").click()
+    expect(page.locator("[data-status]")).to_contain_text("New match to 11 started.")
+    expect(score(page, 1)).to_have_text("0")
+    expect(page.locator('.player[data-seat="1"] .name-input')).to_have_value("Ivan")
+    all_saved(page)
+    assert len(page.evaluate("fetch('/api/matches').then(r => r.json())")["matches"]) == 2
     assert still_same_document(page)
 
 
@@ -237,13 +360,17 @@ def test_a_deal_entered_wrong_is_corrected_from_the_list(page: Page) -> None:
     tap(page, 1, "normal")
     tap(page, 2, "normal")
     tap(page, 1, "schwarz")
+    all_saved(page)
     page.get_by_label("Correct deal 1").click()
     expect(page.locator("h1")).to_have_text("Correct deal 1")
     page.locator("input[name=player][value='2']").check()
     page.locator("input[name=outcome][value=schneider]").check()
     page.locator(".correction button").click()
-    expect(page.locator(".messages")).to_contain_text("Deal 1 corrected: +2 Player 2 · Schneider.")
-    assert (score(page, 1), score(page, 2)) == ("3", "3")
+    expect(page.locator("[data-status]")).to_contain_text(
+        "Deal 1 corrected: +2 Player 2 · Schneider."
+    )
+    expect(score(page, 1)).to_have_text("3")
+    expect(score(page, 2)).to_have_text("3")
     expect(page.locator(".deals .corrected")).to_have_count(1)
 
 
@@ -252,32 +379,34 @@ def test_a_tie_is_recorded_where_the_house_rules_allow_it(page: Page) -> None:
     tap(page, 1, "normal")
     page.select_option("#rule-ties", "no_points")
     page.locator(".rules-form button").click()
-    expect(page.locator(".tie button")).to_be_visible()
+    expect(page.locator(".tie button")).to_be_visible()  # no reload: the rules came as data
     rows = page.locator(".deals tbody tr")
     page.locator(".tie button").click()
     expect(rows).to_have_count(2)
-    expect(page.locator(".messages")).to_contain_text("Tie")
-    assert (score(page, 1), score(page, 2)) == ("1", "0")
+    expect(page.locator("[data-status]")).to_contain_text("Tie")
+    all_saved(page)
+    assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "tie"]
 
 
 def test_a_reload_keeps_everything(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "schwarz")
     tap(page, 2, "normal")
-    expect(page.locator('.player[data-seat="2"] [data-score]')).to_have_text("1")
+    all_saved(page)
     page.reload()
-    assert (score(page, 1), score(page, 2)) == ("3", "1")
-    assert page.locator(".deals tbody tr").count() == 2
+    expect(score(page, 1)).to_have_text("3")
+    expect(score(page, 2)).to_have_text("1")
+    expect(page.locator(".deals tbody tr")).to_have_count(2)
 
 
 def test_another_browser_sees_none_of_it(page: Page, browser: Browser, server: str) -> None:
     page.goto("/")
     tap(page, 1, "schwarz")
-    expect(page.locator('.player[data-seat="1"] [data-score]')).to_have_text("3")
+    all_saved(page)
     stranger = phone(browser, server)
     other = stranger.new_page()
     other.goto("/")
-    assert (score(other, 1), score(other, 2)) == ("0", "0")
+    expect(score(other, 1)).to_have_text("0")
     other.goto("/matches")
     expect(other.locator(".empty")).to_be_visible()
     stranger.close()
@@ -291,13 +420,14 @@ def test_a_whole_match_in_bulgarian(browser: Browser, server: str) -> None:
     expect(page.locator("html")).to_have_attribute("lang", "bg")
     page.fill("#player1", "Иван")
     page.fill("#player2", "Мария")
-    page.locator(".names button").click()
-    expect(page.locator(".messages")).to_contain_text("Имената са запазени.")
+    page.locator("#player2").blur()
+    expect(page.locator("[data-status]")).to_contain_text("Имената са запазени: Иван и Мария.")
     tap(page, 1, "schneider")
-    expect(page.locator(".messages")).to_contain_text("+2 Иван · Под 33")
+    expect(page.locator("[data-status]")).to_contain_text("+2 Иван · Под 33")
     for _ in range(3):
         tap(page, 1, "schwarz")
-    expect(page.locator("[data-finished-text]")).to_have_text("Иван печели играта 11:0")
+    expect(page.locator("[data-result]")).to_have_text("Иван печели играта 11:0")
+    expect(page.locator("[data-sync]")).to_have_text("Всичко е записано", timeout=15_000)
     assert still_same_document(page)
     page.goto("/matches")
     expect(page.locator(".history")).to_contain_text("Иван спечели 11:0")
@@ -312,50 +442,254 @@ def test_the_language_switch_in_the_footer(page: Page) -> None:
     expect(page.locator("html")).to_have_attribute("lang", "bg")
 
 
-def test_a_tap_without_a_network_says_so_and_counts_nothing(page: Page) -> None:
-    page.goto("/")
-    tap(page, 1, "normal")
-    expect(page.locator('.player[data-seat="1"] [data-score]')).to_have_text("1")
-    page.context.set_offline(True)
-    page.locator("form.seat1 button[value=schwarz]").click()
-    expect(page.locator(".message.error")).to_contain_text("No connection to the server")
-    assert score(page, 1) == "1"
-    page.context.set_offline(False)
-    expect(page.locator(".message.error")).to_have_count(0)
-    assert deal_count(page) == 1
-
-
 def test_the_counter_works_without_javascript(browser: Browser, server: str) -> None:
     context = phone(browser, server, java_script_enabled=False)
     page = context.new_page()
     page.goto("/")
-    page.locator("form.seat2 button[value=schwarz]").click()
+    button(page, 2, "schwarz").click()
     page.wait_for_url("**/")
-    assert score(page, 2) == "3"
-    expect(page.locator(".messages")).to_contain_text("+3 Player 2 · Schwarz")
+    expect(score(page, 2)).to_have_text("3")
+    expect(page.locator("[data-status]")).to_contain_text("+3 Player 2 · Schwarz")
     page.locator(".undo button").click()
-    assert score(page, 2) == "0"
+    expect(score(page, 2)).to_have_text("0")
+    button(page, 1, "normal").click()
+    page.locator(".new-match button").click()  # asks first, on a page of its own
+    expect(page.locator("h1")).to_have_text("Start a new match?")
+    page.locator(".confirm button").click()
+    expect(score(page, 1)).to_have_text("0")
     context.close()
 
 
-@pytest.mark.parametrize("size", [{"width": 320, "height": 640}, {"width": 640, "height": 320}])
-def test_nothing_overflows_a_small_phone(
-    browser: Browser, server: str, size: dict[str, int]
-) -> None:
-    context = phone(browser, server, viewport=size)
+# --- on a bad line, offline, and on two phones --------------------------------------------------
+
+
+def counted_phone(browser: Browser, server: str) -> tuple[BrowserContext, Page]:
+    """A phone whose service worker keeps the counter for offline use, ready and in control."""
+    context = phone(browser, server, service_workers="allow")
     page = context.new_page()
     page.goto("/")
-    page.fill("#player1", "Александра-Мария")
-    page.locator(".names button").click()
-    tap(page, 1, "failed_close_no_trick")
-    expect(page.locator('.player[data-seat="1"] [data-score]')).to_have_text("3")
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= size["width"]
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    return context, page
+
+
+def test_an_offline_evening_reaches_the_server_in_order(browser: Browser, server: str) -> None:
+    context, page = counted_phone(browser, server)
+    name_players(page, "Ivan", "Maria")
+    tap(page, 1, "normal")
+    all_saved(page)
+    context.set_offline(True)
+    for seat, outcome in [(1, "schwarz"), (2, "normal"), (2, "schneider"), (1, "normal")]:
+        tap(page, seat, outcome)
+    tap(page, 2, "wrong_claim")
+    page.locator(".undo button").click()  # never sent: it simply leaves the outbox
+    expect(page.locator("[data-sync]")).to_have_text("4 waiting to send")
+    page.reload()  # from the service worker, with what this phone saw and kept
+    expect(page.locator("[data-sync]")).to_have_text("4 waiting to send")
+    expect(page.locator(".deals tbody tr.pending")).to_have_count(4)
+    expect(score(page, 1)).to_have_text("5")
+    expect(score(page, 2)).to_have_text("3")
+    tap(page, 1, "schneider")
+    tap(page, 2, "failed_close")
+    page.locator(".new-match button").click()
+    page.locator("dialog.ask button[value=yes]").click()
+    expect(page.locator(".deals tbody tr")).to_have_count(0)
+    tap(page, 2, "schwarz")
+    expect(page.locator("[data-sync]")).to_have_text("8 waiting to send")  # the new match too
+    context.set_offline(False)
+    all_saved(page)
+    listed = page.evaluate("fetch('/api/matches').then(r => r.json())")["matches"]
+    newest, first = (
+        page.evaluate(f"fetch('/api/matches/{match['id']}').then(r => r.json())")
+        for match in listed[:2]
+    )
+    assert [(deal["player"], deal["outcome"]) for deal in first["deals"]] == [
+        (1, "normal"),
+        (1, "schwarz"),
+        (2, "normal"),
+        (2, "schneider"),
+        (1, "normal"),
+        (1, "schneider"),
+        (2, "failed_close"),
+    ]
+    assert [(deal["player"], deal["outcome"]) for deal in newest["deals"]] == [(2, "schwarz")]
+    assert [player["name"] for player in newest["players"]] == ["Ivan", "Maria"]
     context.close()
+
+
+def test_taps_left_in_a_closed_tab_are_sent_when_it_opens_again(
+    browser: Browser, server: str
+) -> None:
+    context, page = counted_phone(browser, server)
+    tap(page, 1, "normal")
+    all_saved(page)
+    context.set_offline(True)
+    tap(page, 2, "schwarz")
+    tap(page, 1, "schneider")
+    page.close()
+    context.set_offline(False)
+    later = context.new_page()
+    later.goto("/")
+    all_saved(later)  # no tap needed
+    assert [deal["outcome"] for deal in server_match(later)["deals"]] == [
+        "normal",
+        "schwarz",
+        "schneider",
+    ]
+    context.close()
+
+
+def test_a_tap_refused_by_the_server_is_named(browser: Browser, server: str) -> None:
+    """Two phones with the same matches: one wins the match while the other is offline."""
+    first = phone(browser, server)
+    mine = first.new_page()
+    mine.goto("/")
+    name_players(mine, "Ivan", "Maria")
+    mine.locator(".targets button[value='7']").click()
+    tap(mine, 2, "schwarz")
+    all_saved(mine)
+    second = phone(browser, server)
+    second.add_cookies(first.cookies())
+    theirs = second.new_page()
+    theirs.goto("/")
+    first.set_offline(True)
+    tap(mine, 1, "normal")
+    for _ in range(2):
+        tap(theirs, 2, "schwarz")
+    all_saved(theirs)
+    first.set_offline(False)
+    refused = mine.locator("[data-status] .message.error")
+    expect(refused).to_contain_text("Not recorded: +1 Ivan · Win. The match is over: Maria won")
+    expect(score(mine, 2)).to_have_text("9")  # the server's truth
+    expect(score(mine, 1)).to_have_text("0")
+    first.close()
+    second.close()
+
+
+def test_the_page_opened_offline_shows_the_match_not_an_old_copy(
+    browser: Browser, server: str
+) -> None:
+    context, page = counted_phone(browser, server)
+    tap(page, 1, "schwarz")
+    tap(page, 1, "schwarz")
+    tap(page, 1, "schwarz")
+    tap(page, 1, "schwarz")  # 12:0, won
+    all_saved(page)
+    page.locator(".result button").click()  # a new match: the kept page copy is the old one
+    tap(page, 2, "normal")
+    all_saved(page)
+    context.set_offline(True)
+    page.reload()
+    expect(score(page, 1)).to_have_text("0")
+    expect(score(page, 2)).to_have_text("1")
+    expect(page.locator(".record")).to_be_visible()
+    context.close()
+
+
+# --- every phone, one screen ---------------------------------------------------------------------
+
+LONGEST = ("Александра-Мария Петрова-Ивановска Ст", "Константин Христов Димитров-Петков")
+SIZES = [(320, 568), (360, 740), (390, 844), (412, 915), (844, 390), (740, 360)]
+ON_SCREEN = """() => {
+  const inside = (element) => {
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.top >= 0 && box.left >= 0
+      && box.bottom <= innerHeight && box.right <= innerWidth;
+  };
+  const most = ["normal", "schneider", "schwarz"].flatMap((outcome) =>
+    [1, 2].map((seat) => document.querySelector(`form.seat${seat} button[value=${outcome}]`)));
+  return {
+    wider: document.documentElement.scrollWidth - innerWidth,
+    scores: [...document.querySelectorAll("[data-score]")].every(inside),
+    buttons: most.every(inside),
+  };
+}"""
+BROKEN_WORDS = """() => {
+  // A word wrapped inside itself spans two lines: two boxes, one under the other.
+  const texts = document.querySelectorAll(
+    ".name, [data-name], .deal .kind, .deals td, .deals th, .history .names, legend");
+  const broken = [];
+  for (const element of texts) {
+    if (!element.offsetParent) continue;
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const tops = new Set([...range.getClientRects()].map((box) => Math.round(box.top)));
+        if (tops.size > 1) broken.push(match[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+def layout_of(page: Page) -> dict[str, Any]:
+    page.evaluate("window.scrollTo(0, 0)")
+    return page.evaluate(ON_SCREEN)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_every_phone_shows_the_scores_and_the_main_buttons_on_one_screen(
+    browser: Browser, server: str, width: int, height: int, scheme: str
+) -> None:
+    context = phone(
+        browser,
+        server,
+        viewport={"width": width, "height": height},
+        locale="bg-BG",
+        color_scheme=scheme,
+    )
+    page = context.new_page()
+    page.goto("/")
+    name_players(page, *LONGEST)
+    tap(page, 1, "schwarz")
+    tap(page, 2, "failed_close_no_trick")
+    all_saved(page)
+    page.reload()
+    assert layout_of(page) == {"wider": 0, "scores": True, "buttons": True}
+    page.evaluate("window.scrollTo(0, 0)")
+    button(page, 1, "normal").click()  # a confirmation appears, and hides nothing
+    expect(page.locator("[data-status] .message")).to_be_visible()
+    assert layout_of(page) == {"wider": 0, "scores": True, "buttons": True}
+    assert page.evaluate(BROKEN_WORDS) == []
+    context.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(320, 568), (740, 360)])
+def test_a_new_match_fits_one_screen_with_its_choices(
+    browser: Browser, server: str, width: int, height: int
+) -> None:
+    context = phone(browser, server, viewport={"width": width, "height": height}, locale="bg-BG")
+    page = context.new_page()
+    page.goto("/")
+    assert layout_of(page) == {"wider": 0, "scores": True, "buttons": True}
+    for part in ("#player1", "#player2", ".first-dealer >> nth=1", ".targets button >> nth=0"):
+        box = page.locator(part).bounding_box()
+        assert box is not None
+        assert box["y"] + box["height"] <= height
+    context.close()
+
+
+def test_no_button_moves_when_the_first_deal_is_recorded(page: Page) -> None:
+    page.goto("/")
+    name_players(page, "Ivan", "Maria")
+    before = button(page, 2, "normal").bounding_box()
+    tap(page, 1, "normal")  # the name becomes text, the first-dealer choice a mark
+    page.locator("[data-status] .message").wait_for()
+    after = button(page, 2, "normal").bounding_box()
+    assert before is not None
+    assert after is not None
+    assert after["y"] == pytest.approx(before["y"], abs=0.5)  # less than a pixel
 
 
 def test_every_button_is_a_big_enough_target(page: Page) -> None:
     page.goto("/")
+    tap(page, 1, "normal")
     small = page.evaluate(
         """[...document.querySelectorAll('button, nav a')]
             .filter(el => el.offsetParent !== null)
@@ -382,33 +716,28 @@ def test_the_theme_switch_is_remembered(page: Page) -> None:
     expect(page.locator("[data-theme-toggle]")).to_have_attribute("aria-pressed", "true")
 
 
-def test_face_to_face_turns_the_second_player_around(page: Page) -> None:
+def test_face_to_face_puts_the_most_used_button_nearest_each_player(page: Page) -> None:
     page.goto("/")
     page.locator("[data-facing-toggle]").click()
     transform = page.evaluate(
         "getComputedStyle(document.querySelector('.scoreboard .seat2')).transform"
     )
     assert transform.startswith("matrix(-1")
+    win = [button(page, seat, "normal").bounding_box() for seat in (1, 2)]
+    wrong = [button(page, seat, "wrong_claim").bounding_box() for seat in (1, 2)]
+    assert all(box is not None for box in win + wrong)
+    # The first player sits at the bottom edge, the second (turned) at the top.
+    assert win[0]["y"] > wrong[0]["y"]  # type: ignore[index]
+    assert win[1]["y"] < wrong[1]["y"]  # type: ignore[index]
 
 
-def test_the_service_worker_keeps_the_shell_for_offline_use(browser: Browser, server: str) -> None:
-    context = phone(browser, server, service_workers="allow")
-    page = context.new_page()
-    page.goto("/")
-    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    page.reload()  # now under the worker's control, which keeps a copy of the page
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
-    context.set_offline(True)
-    page.reload()
-    expect(page.locator(".scoreboard")).to_be_visible()
-    expect(page.locator(".message.error")).to_contain_text("You are offline")
-    context.close()
-
+# --- every page, for everyone --------------------------------------------------------------------
 
 PAGES = [
     "/",
     "/matches",
     "/rules",
+    "/privacy",
     "/matches/{id}",
     "/matches/{id}/deals/1",
     "/statistics",
@@ -427,30 +756,34 @@ def test_no_accessibility_violations_on_any_page(
     page = context.new_page()
     page.goto("/")
     tap(page, 1, "schneider")
-    expect(page.locator('.player[data-seat="1"] [data-score]')).to_have_text("2")
-    match_id = page.evaluate("document.getElementById('counter').dataset.matchId")
+    all_saved(page)
+    match_id = server_match(page)["id"]
     axe = Axe()
     found = {}
     for path in PAGES:
         page.goto(path.format(id=match_id))
         results = axe.run(page)
         found[path] = [violation["id"] for violation in results.response["violations"]]
+    page.goto("/")
+    page.locator(".new-match button").click()  # the page's own confirmation
+    page.locator("dialog.ask").wait_for()
+    found["dialog"] = [v["id"] for v in axe.run(page).response["violations"]]
     context.close()
-    assert found == {path: [] for path in PAGES}
+    assert found == {path: [] for path in [*PAGES, "dialog"]}
 
 
-@pytest.mark.parametrize("locale", ["en-GB", "bg-BG"])
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+SCREENSHOTS = [("bg-BG", "light", PHONE), ("bg-BG", "dark", PHONE), ("en-GB", "light", PHONE)]
+SCREENSHOTS += [("bg-BG", "light", {"width": 844, "height": 390})]
+
+
+@pytest.mark.parametrize(("locale", "scheme", "size"), SCREENSHOTS)
 def test_screenshots_of_a_match_in_progress(
-    browser: Browser, server: str, locale: str, scheme: str, tmp_path: Path
+    browser: Browser, server: str, locale: str, scheme: str, size: dict[str, int], tmp_path: Path
 ) -> None:
-    context = phone(browser, server, locale=locale, color_scheme=scheme)
+    context = phone(browser, server, locale=locale, color_scheme=scheme, viewport=size)
     page = context.new_page()
     page.goto("/")
-    names = ("Иван", "Мария")
-    page.fill("#player1", names[0])
-    page.fill("#player2", names[1])
-    page.locator(".names button").click()
+    name_players(page, "Иван", "Мария")
     for seat, outcome in [
         (1, "normal"),
         (2, "schneider"),
@@ -459,10 +792,12 @@ def test_screenshots_of_a_match_in_progress(
         (1, "schneider"),
     ]:
         tap(page, seat, outcome)
-    expect(page.locator('.player[data-seat="1"] [data-score]')).to_have_text("6")
+    all_saved(page)
+    expect(score(page, 1)).to_have_text("6")
     page.evaluate("window.scrollTo(0, 0)")
     folder = DOCS if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path
-    path = folder / f"counter-{locale[:2]}-{scheme}.png"
+    shape = "landscape" if size["width"] > size["height"] else "portrait"
+    path = folder / f"counter-{locale[:2]}-{scheme}-{shape}.png"
     page.screenshot(path=path)
     context.close()
     assert path.stat().st_size > 10_000

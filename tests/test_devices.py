@@ -138,7 +138,7 @@ def test_the_confirmation_shows_what_the_link_brings(
     page = other_client.get(make_link(client)).get_data(as_text=True)
     assert "The link brings 1 match from the other device." in page
     assert "Ivan – Maria 3:0" in page
-    assert "The 2 matches of this browser join them" in page
+    assert "This browser's 2 matches join them" in page
 
 
 def test_this_browsers_matches_join_the_adopted_key(

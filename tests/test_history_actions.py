@@ -65,7 +65,9 @@ def test_continue_says_so_in_bulgarian(client: FlaskClient) -> None:
     history = client.get("/matches").get_data(as_text=True)
     assert "Продължи тази игра" in history
     submit(client, f"/matches/{first['id']}/resume")
-    assert "Обратно към Иван – Мария 1:0, 1 раздаване." in client.get("/").get_data(as_text=True)
+    assert "Продължавате играта Иван – Мария 1:0, 1 раздаване." in client.get("/").get_data(
+        as_text=True
+    )
 
 
 def test_a_finished_match_offers_no_continue(client: FlaskClient) -> None:

@@ -47,8 +47,8 @@ def check_size(raw: bytes | str) -> None:
     if size > import_limit():
         raise TooLarge(
             N_("The file is %(size)s MB; one import takes at most %(most)s MB."),
-            size=f"{size / 1_048_576:.1f}",
-            most=f"{import_limit() / 1_048_576:.0f}",
+            size=words.decimal(size / 1_048_576),
+            most=import_limit() // 1_048_576,
         )
 
 
