@@ -10,7 +10,7 @@ from flask import Blueprint, Response, request, url_for
 
 from counter import i18n, limits
 from counter.browser import browser_key, ensure_browser_key, owner_of
-from counter.refusals import N_, Invalid, Malformed, Refusal, shown
+from counter.refusals import N_, Invalid, Malformed, Refusal, not_a_number, shown
 from counter.security import same_origin_only
 from counter.services import archive, deals, matches, sharing
 from counter.services.queries import MatchNotFound
@@ -84,12 +84,14 @@ def _flag(body: dict[str, Any], name: str) -> bool:
 
 
 def _query_number(name: str) -> int | None:
+    """A number in the query string: ASCII digits, at least 1, at most ten digits long."""
     raw = request.args.get(name)
     if raw is None:
         return None
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10 or int(raw) < 1:
-        raise Malformed(N_("%(field)s must be a whole number from 1 up."), field=name)
-    return int(raw)
+    digits = raw.lstrip("0")
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= len(digits) <= 10:
+        raise not_a_number(name)
+    return int(digits)
 
 
 @bp.get("/openapi.yaml")
@@ -160,10 +162,16 @@ def change_match(match_id: int) -> dict[str, Any]:
 
 
 @bp.delete("/matches/<match_id:match_id>")
-def delete_match(match_id: int) -> tuple[str, int]:
+def delete_match(match_id: int) -> Response:
     """Delete a match with its deals."""
     matches.delete_match(owner=owner_of(match_id), match_id=match_id)
-    return "", 204
+    return _no_content()
+
+
+def _no_content() -> Response:
+    response = Response(status=204)
+    del response.headers["Content-Type"]  # there is no content to have a type
+    return response
 
 
 @bp.post("/matches/<match_id:match_id>/resume")

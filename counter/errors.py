@@ -12,7 +12,8 @@ from typing import Any, ParamSpec, TypeVar
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask_babel import gettext, lazy_gettext
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
+from werkzeug.routing import RequestRedirect
 
 from counter import i18n
 from counter.models import db
@@ -78,6 +79,12 @@ def _refused(refusal: Refusal) -> Response:
 
 
 def _http_error(error: HTTPException) -> Response:
+    if isinstance(error, MethodNotAllowed):
+        allowed = _allowed_methods(error)
+        if not allowed:
+            error = NotFound()
+        else:
+            error.valid_methods = allowed
     status = error.code or 500
     described = error.description != type(error).description  # set by our own abort()
     message = error.description if described and error.description else None
@@ -86,6 +93,29 @@ def _http_error(error: HTTPException) -> Response:
         if name in ("Allow", "Retry-After"):  # a 405 says what is allowed, a 429 when to retry
             response.headers[name] = value
     return response
+
+
+def _allowed_methods(error: MethodNotAllowed) -> list[str]:
+    """The methods that really reach something at this address.
+
+    Werkzeug names every method of a route whose path matches, even when a value in
+    it (an id of 0, or one too large for the database) fails its converter for
+    every method: then nothing is at this address, and the answer is 404.
+    """
+    adapter = current_app.create_url_adapter(request)
+    if adapter is None:
+        return list(error.valid_methods or [])
+    allowed = []
+    for method in error.valid_methods or []:
+        try:
+            adapter.match(request.path, method=method)
+        except RequestRedirect:
+            allowed.append(method)
+        except HTTPException:
+            continue
+        else:
+            allowed.append(method)
+    return allowed
 
 
 def _unexpected(_error: InternalServerError) -> Response:

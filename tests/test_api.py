@@ -170,6 +170,7 @@ def test_a_request_id_reused_for_another_deal_is_refused(client: FlaskClient) ->
         ({"player": 1, "outcome": "normal", "request_id": 5}, "request id"),
         ({"player": 1, "outcome": "normal", "request_id": "x" * 65}, "request id"),
         ({"player": 1, "outcome": "normal", "request_id": "a\x00b"}, "request id"),
+        ({"player": 1, "outcome": "normal", "request_id": "тап-1"}, "printable ASCII"),
         ({"player": 1, "outcome": "normal", "points": 5}, 'Unknown field "points"'),
     ],
 )
@@ -312,6 +313,10 @@ def test_a_bad_change_is_422_and_changes_nothing(
         ({"players": ["", "x" * 50]}, "keep it to 40"),
         ({"players": None, "target": None}, "null"),
         ({"uid": "not-a-uid"}, "32 lowercase hexadecimal"),
+        ({"uid": "a" * 32 + "\n"}, "32 lowercase hexadecimal"),
+        ({"players": [None, "Maria"]}, "name of player 1 must be text"),
+        ({"players": ["Ivan" + " " * 37, ""]}, "41 characters long"),
+        ({"players": ["Ivan", "\ufdd0"]}, "cannot be shown"),
     ],
 )
 def test_a_bad_new_match_is_422_and_stores_nothing(
@@ -321,6 +326,23 @@ def test_a_bad_new_match_is_422_and_stores_nothing(
     assert response.status_code == 422
     assert message in response.json["error"]
     assert count_rows(client) == (0, 0)
+
+
+def test_a_known_uid_answers_its_match_once_the_request_is_valid(client: FlaskClient) -> None:
+    match = api_start(client, uid="b" * 32, target=7)
+    again = client.post("/api/matches", json={"uid": "b" * 32, "target": 15})
+    assert again.status_code == 200
+    assert again.json["id"] == match["id"]
+    assert again.json["target"] == 7  # the match as it was started
+    refused = client.post("/api/matches", json={"uid": "b" * 32, "target": 12})
+    assert refused.status_code == 422
+    assert count_rows(client) == (1, 0)
+
+
+def test_a_name_newer_than_this_python_is_welcome(client: FlaskClient) -> None:
+    # U+1FAE8 (shaking face) came with Unicode 15; Python 3.11 knows Unicode 14.
+    match = api_start(client, players=["Ivan \U0001fae8", "Maria"])
+    assert match["players"][0]["name"] == "Ivan \U0001fae8"
 
 
 # --- the history list ---------------------------------------------------------------
@@ -351,12 +373,29 @@ def test_an_empty_history_is_one_empty_page(client: FlaskClient) -> None:
 
 
 @pytest.mark.parametrize(
-    ("page", "status"), [("0", 400), ("x", 400), ("-1", 400), ("2", 404), ("9" * 5000, 400)]
+    ("page", "status"),
+    [
+        ("0", 400),
+        ("000", 400),
+        ("x", 400),
+        ("-1", 400),
+        ("+1", 400),
+        ("1.0", 400),
+        ("", 400),
+        ("2", 404),
+        ("9" * 5000, 400),
+        ("1" * 11, 400),
+        ("9" * 10, 404),
+    ],
 )
 def test_bad_pages_are_refused(client: FlaskClient, page: str, status: int) -> None:
     response = client.get(f"/api/matches?page={page}")
     assert response.status_code == status
     assert "error" in response.json
+
+
+def test_leading_zeros_are_no_digits_of_a_page_number(client: FlaskClient) -> None:
+    assert client.get("/api/matches?page=" + "0" * 20 + "1").status_code == 200
 
 
 def test_games_count_matches_won_in_the_series(client: FlaskClient) -> None:
@@ -449,3 +488,77 @@ def test_undo_with_a_malformed_number_is_400(client: FlaskClient) -> None:
     response = client.delete(f"/api/matches/{match['id']}/deals/last?number=x")
     assert response.status_code == 400
     assert len(client.get(f"/api/matches/{match['id']}").json["deals"]) == 1
+
+
+def test_undo_by_request_id_takes_back_that_deal_once(client: FlaskClient) -> None:
+    match = api_start(client)
+    api_deal(client, match["id"], 1, "normal", request_id="tap-1")
+    api_deal(client, match["id"], 2, "normal", request_id="tap-2")
+    path = f"/api/matches/{match['id']}/deals/last?request_id=tap-2"
+    first, again = client.delete(path), client.delete(path)
+    assert (first.status_code, again.status_code) == (200, 200)  # already undone: nothing more
+    assert [d["request_id"] for d in again.json["deals"]] == ["tap-1"]
+    assert (
+        client.delete(f"/api/matches/{match['id']}/deals/last?request_id=tap-").status_code == 200
+    )
+    bad = client.delete(f"/api/matches/{match['id']}/deals/last?request_id=")
+    assert bad.status_code == 422
+
+
+def test_a_deleted_match_is_gone(client: FlaskClient) -> None:
+    match = api_play(client, api_start(client)["id"], (1, "normal"))
+    assert client.delete(f"/api/matches/{match['id']}").status_code == 204
+    assert client.delete(f"/api/matches/{match['id']}").status_code == 404
+    assert count_rows(client) == (0, 0)
+
+
+def _export_of_one_deal(**deal: object) -> dict[str, object]:
+    return {
+        "format": "santase-counter",
+        "version": 2,
+        "matches": [
+            {
+                "uid": "c" * 32,
+                "target": 11,
+                "players": ["Ivan", "Maria"],
+                "rules": {},
+                "first_dealer": 1,
+                "created_at": "2026-01-01T10:00:00Z",
+                "deals": [
+                    {
+                        "number": 1,
+                        "player": 1,
+                        "outcome": "normal",
+                        "points": 1,
+                        "created_at": "2026-01-01T10:05:00Z",
+                        "corrected_at": None,
+                        **deal,
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def test_an_import_reads_whole_numbers_as_the_api_does(client: FlaskClient) -> None:
+    response = client.post("/api/import", json=_export_of_one_deal(number=1.0, points=1.0))
+    assert response.status_code == 201
+    assert client.get("/api/matches/current").json["deals"][0]["points"] == 1
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({**_export_of_one_deal(), "version": True}, "another version"),
+        ({**_export_of_one_deal(), "version": 3}, "another version"),
+        (_export_of_one_deal(number=True), "not as an export writes it"),
+        (_export_of_one_deal(points=1.5), "whole number"),
+    ],
+)
+def test_an_import_refuses_what_its_schema_refuses(
+    client: FlaskClient, document: dict[str, object], message: str
+) -> None:
+    response = client.post("/api/import", json=document)
+    assert response.status_code == 422
+    assert message in response.json["error"]
+    assert count_rows(client) == (0, 0)
