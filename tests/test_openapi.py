@@ -1,8 +1,14 @@
-"""The OpenAPI file describes the API that is really served, and its answers fit it."""
+"""The OpenAPI file describes the API that is really served, and its answers fit it.
+
+Schemathesis checks the same against a running server (``.ci/schemathesis.sh``);
+these tests keep the description honest within pytest: every route described, the
+patterns the same as the server's own checks, and each kind of answer fitting its schema.
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +19,16 @@ from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
+from counter.browser import SESSION_KEY
+from counter.names import parse_name
+from counter.refusals import Refusal
+from counter.services import sharing
+from counter.services.deals import parse_request_id
+
 from helpers import api_deal, api_play, api_start
 
 SPEC_PATH = Path(__file__).parents[1] / "counter" / "openapi.yaml"
+WRITES = {"post", "patch", "delete"}
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +40,23 @@ def fits(spec: dict[str, Any], schema: str, body: object) -> list[str]:
     """Why ``body`` does not fit ``#/components/schemas/<schema>``; empty when it does."""
     validator = Draft202012Validator({**spec, "$ref": f"#/components/schemas/{schema}"})
     return [error.message for error in validator.iter_errors(body)]
+
+
+def operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (path, method, operation)
+        for path, item in spec["paths"].items()
+        for method, operation in item.items()
+        if method != "parameters"
+    ]
+
+
+def owner(client: FlaskClient) -> str:
+    with client.session_transaction() as session:
+        return str(session[SESSION_KEY])
+
+
+# --- the description itself -------------------------------------------------------------
 
 
 def test_the_spec_is_valid_openapi(spec: dict[str, Any]) -> None:
@@ -41,12 +71,7 @@ def test_the_spec_lists_exactly_the_api_routes(app: Flask, spec: dict[str, Any])
         for method in rule.methods or ()
         if method not in {"HEAD", "OPTIONS"}
     }
-    described = {
-        (path, method)
-        for path, operations in spec["paths"].items()
-        for method in operations
-        if method != "parameters"
-    }
+    described = {(path, method) for path, method, _operation in operations(spec)}
     assert served == described
 
 
@@ -56,24 +81,246 @@ def test_the_spec_is_served(client: FlaskClient, spec: dict[str, Any]) -> None:
     assert yaml.safe_load(response.data) == spec
 
 
+def test_every_operation_declares_the_statuses_it_can_answer(spec: dict[str, Any]) -> None:
+    for path, method, operation in operations(spec):
+        statuses = set(operation["responses"])
+        if method in WRITES:  # the origin check, the rate limits, the write lock
+            assert {"403", "429", "503"} <= statuses, (method, path)
+        if "requestBody" in operation:
+            assert {"400", "413", "415", "422"} <= statuses, (method, path)
+        if "{match_id}" in path:
+            assert "404" in statuses, (method, path)
+
+
+def test_limited_and_busy_answers_say_when_to_try_again(spec: dict[str, Any]) -> None:
+    for name in ("TooManyRequests", "Busy"):
+        headers = spec["components"]["responses"][name]["headers"]
+        assert headers["Retry-After"] == {"$ref": "#/components/headers/RetryAfter"}
+    assert spec["components"]["headers"]["RetryAfter"]["required"] is True
+
+
+# --- the patterns say what the server checks ---------------------------------------------
+
+
+def _code_points_to_try() -> list[int]:
+    """The whole Basic Multilingual Plane, and beyond it each change of category."""
+    points = list(range(0x10000))
+    previous = unicodedata.category(chr(0xFFFF))
+    for code in range(0x10000, 0x110000):
+        category = unicodedata.category(chr(code))
+        if category != previous or (code & 0xFFFE) == 0xFFFE:
+            points += [code - 1, code]
+        previous = category
+    return sorted({code for code in points if not 0xD800 <= code <= 0xDFFF})
+
+
+def _accepts_name(name: str) -> bool:
+    try:
+        parse_name(name, 1)
+    except Refusal:
+        return False
+    return True
+
+
+def _is_blank(name: str) -> bool:
+    try:
+        return parse_name(name, 1, default="\0blank") == "\0blank"
+    except Refusal:
+        return False
+
+
+def test_the_name_pattern_is_what_the_server_accepts(spec: dict[str, Any]) -> None:
+    schemas = spec["components"]["schemas"]
+    name, blank = (
+        re.compile(schemas["Name"]["pattern"]),
+        re.compile(schemas["BlankName"]["pattern"]),
+    )
+    for code in _code_points_to_try():
+        char = chr(code)
+        assert bool(name.fullmatch(f"a{char}")) == _accepts_name(f"a{char}"), hex(code)
+        assert bool(blank.fullmatch(char)) == _is_blank(char), hex(code)
+
+
+@pytest.mark.parametrize(
+    ("names", "valid", "accepted"),
+    [
+        (["Ivan", "Maria"], True, True),
+        (["", ""], True, True),  # two defaults
+        ([" \t", "\u200b"], True, True),
+        (["x" * 40, ""], True, True),
+        (["x" * 41, ""], False, False),
+        (["Ivan" + " " * 37, ""], False, False),  # too long as sent, whatever tidying makes of it
+        (["Ivan", "Ivan"], False, False),
+        (["a\x07", "b"], False, False),
+        (["a\ue000", "b"], False, False),
+        (["a\U0010fffe", "b"], False, False),
+        (["a\U000e0000", "b"], True, True),  # unknown to this Python, maybe not to the phones
+        # What the schema cannot say, and its description does:
+        (["Ivan", "IVAN"], True, False),
+        (["\u0958" * 40, ""], True, False),  # NFC writes each as two
+    ],
+)
+def test_names_are_refused_where_the_schema_says(
+    client: FlaskClient, spec: dict[str, Any], names: list[str], valid: bool, accepted: bool
+) -> None:
+    assert (fits(spec, "NewMatch", {"players": names}) == []) is valid
+    response = client.post("/api/matches", json={"players": names})
+    assert response.status_code == (201 if accepted else 422), response.json
+
+
+def test_the_request_id_pattern_is_what_the_server_accepts(spec: dict[str, Any]) -> None:
+    pattern = re.compile(spec["components"]["schemas"]["RequestId"]["pattern"])
+    for code in _code_points_to_try():
+        try:
+            parse_request_id(f"tap-{chr(code)}")
+        except Refusal:
+            accepted = False
+        else:
+            accepted = True
+        assert bool(pattern.fullmatch(f"tap-{chr(code)}")) == accepted, hex(code)
+
+
+# --- answers fit their schemas -----------------------------------------------------------
+
+
 def test_matches_fit_the_match_schema(client: FlaskClient, spec: dict[str, Any]) -> None:
-    match = api_start(client, target=7, players=["Иван", "Мария"])
+    match = api_start(client, target=7, players=["Иван", "Мария"], preset="sixty_six")
     assert fits(spec, "Match", match) == []
-    played = api_play(client, match["id"], (1, "schwarz"), (1, "schwarz"), (1, "normal"))
+    api_deal(client, match["id"], 1, "normal", request_id="tap-1")
+    tie = client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
+    assert tie.status_code == 201
+    client.patch(f"/api/matches/{match['id']}/deals/1", json={"outcome": "schneider"})
+    played = api_play(client, match["id"], (1, "schwarz"), (1, "schwarz"))
     assert played["finished"]
     assert fits(spec, "Match", played) == []
+    assert fits(spec, "Match", {**played, "extra": 1}) != []
 
 
-def test_pages_fit_the_page_schema(client: FlaskClient, spec: dict[str, Any]) -> None:
+def test_summary_pages_fit_the_page_schema(client: FlaskClient, spec: dict[str, Any]) -> None:
     api_play(client, api_start(client)["id"], (2, "wrong_claim"))
     api_start(client)
     assert fits(spec, "MatchPage", client.get("/api/matches").json) == []
 
 
+def test_a_new_match_answers_with_its_location(client: FlaskClient, spec: dict[str, Any]) -> None:
+    response = client.post("/api/matches", json={"uid": "a" * 32})
+    pattern = spec["components"]["headers"]["Location"]["schema"]["pattern"]
+    assert re.match(pattern, response.headers["Location"])
+    again = client.post("/api/matches", json={"uid": "a" * 32})
+    assert again.status_code == 200
+    assert again.json == response.json
+
+
+def test_a_deleted_match_answers_204_and_nothing(client: FlaskClient) -> None:
+    match = api_start(client)
+    response = client.delete(f"/api/matches/{match['id']}")
+    assert response.status_code == 204
+    assert response.data == b""
+    assert "Content-Type" not in response.headers
+    assert client.get(f"/api/matches/{match['id']}").status_code == 404
+
+
+def test_a_resumed_match_fits_and_a_finished_one_is_409(
+    client: FlaskClient, spec: dict[str, Any]
+) -> None:
+    first = api_start(client, target=7)
+    api_start(client)
+    resumed = client.post(f"/api/matches/{first['id']}/resume")
+    assert resumed.status_code == 200
+    assert fits(spec, "Match", resumed.json) == []
+    assert client.get("/api/matches/current").json["id"] == first["id"]
+    api_play(client, first["id"], (1, "schwarz"), (1, "schwarz"), (1, "normal"))
+    refused = client.post(f"/api/matches/{first['id']}/resume")
+    assert refused.status_code == 409
+    assert fits(spec, "Error", refused.json) == []
+
+
+def test_shared_matches_fit_the_shared_schema(
+    app: Flask, client: FlaskClient, other_client: FlaskClient, spec: dict[str, Any]
+) -> None:
+    match = api_play(client, api_start(client)["id"], (1, "normal"), (2, "schneider"))
+    with app.app_context():
+        token = sharing.share_match(owner=owner(client), match_id=match["id"])
+    assert re.match(
+        spec["paths"]["/api/shared/{token}"]["get"]["parameters"][0]["schema"]["pattern"], token
+    )
+    shared = other_client.get(f"/api/shared/{token}").json
+    assert fits(spec, "SharedMatch", shared) == []
+    assert fits(spec, "SharedMatch", match) != []  # the full match says more
+
+
+def test_exports_fit_and_import_elsewhere(
+    client: FlaskClient, other_client: FlaskClient, spec: dict[str, Any]
+) -> None:
+    match = api_start(client, players=["Ivan", "Maria"])
+    api_play(client, match["id"], (1, "failed_close"), (2, "normal"))
+    client.patch(f"/api/matches/{match['id']}", json={"rules": {"failed_close": "always_3"}})
+    api_play(client, match["id"], (1, "failed_close"))
+    exported = client.get("/api/export").json
+    assert fits(spec, "Export", exported) == []
+    assert fits(spec, "ImportDocument", exported) == []
+    assert "rules" in exported["matches"][0]["deals"][0]  # recorded under the rules of before
+    imported = other_client.post("/api/import", json=exported)
+    assert imported.status_code == 201
+    assert fits(spec, "ImportReport", imported.json) == []
+    assert imported.json == {"new": [match["uid"]], "present": []}
+    again = other_client.post("/api/import?dry_run=true", json=exported)
+    assert again.json == {"new": [], "present": [match["uid"]]}
+
+
 def test_errors_fit_the_error_schema(client: FlaskClient, spec: dict[str, Any]) -> None:
     match = api_start(client)
-    assert fits(spec, "Error", api_deal(client, match["id"], 5, "normal").json) == []
+    answers = [
+        api_deal(client, match["id"], 5, "normal"),
+        client.get("/api/matches?page=x"),
+        client.get("/api/matches/999"),
+        client.put("/api/matches"),
+        client.post("/api/matches", data="x", content_type="text/plain"),
+        client.post("/api/matches", json={"players": None}),
+    ]
+    assert [answer.status_code for answer in answers] == [422, 400, 404, 405, 415, 422]
+    for answer in answers:
+        assert fits(spec, "Error", answer.json) == []
 
 
 def test_the_schemas_catch_a_wrong_shape(spec: dict[str, Any]) -> None:
     assert fits(spec, "Match", {"id": 1}) != []
+    assert fits(spec, "NewMatch", {"players": None}) != []
+    assert fits(spec, "NewDeal", {"player": 1, "outcome": "tie"}) != []
+    assert fits(spec, "NewDeal", {"outcome": "normal"}) != []
+    assert fits(spec, "NewDeal", {"outcome": "tie", "player": None}) == []
+    assert fits(spec, "DealCorrection", {}) != []
+
+
+# --- methods -------------------------------------------------------------------------------
+
+
+def _served_path(path: str, match_id: int) -> str:
+    return path.format(match_id=match_id, number=1, token="x" * 22)
+
+
+def test_each_address_allows_exactly_the_methods_described(
+    client: FlaskClient, spec: dict[str, Any]
+) -> None:
+    match = api_start(client)
+    for path, item in spec["paths"].items():
+        described = {method.upper() for method in item if method != "parameters"}
+        if "GET" in described:
+            described.add("HEAD")
+        response = client.options(_served_path(path, match["id"]))
+        assert set(response.headers["Allow"].split(", ")) == described | {"OPTIONS"}, path
+        refused = client.open(_served_path(path, match["id"]), method="TRACE")
+        assert refused.status_code == 405
+        assert refused.headers["Allow"] == response.headers["Allow"]
+
+
+@pytest.mark.parametrize("match_id", ["0", "2147483648", "9999999999"])
+@pytest.mark.parametrize("method", ["GET", "PATCH", "DELETE", "PUT"])
+def test_an_id_outside_the_range_is_nothing_whatever_the_method(
+    client: FlaskClient, match_id: str, method: str
+) -> None:
+    api_start(client)
+    for path in (f"/api/matches/{match_id}", f"/api/matches/1/deals/{match_id}"):
+        response = client.open(path, method=method)
+        assert response.status_code == 404, path
+        assert "Allow" not in response.headers
