@@ -20,7 +20,7 @@ from werkzeug.routing import IntegerConverter
 
 from counter import api, errors, health, i18n, limits, security, web
 from counter.config import configure
-from counter.models import MAX_ID, db, tune_sqlite
+from counter.models import MAX_ID, db, tune_engine
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MIGRATIONS_DIR = PACKAGE_DIR / "migrations"
@@ -75,7 +75,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     security.init_app(app, exempt=[api.bp, health.bp])
 
     with app.app_context():
-        tune_sqlite(db.engine, busy_timeout_ms=app.config["WRITE_LOCK_TIMEOUT_MS"])
+        tune_engine(db.engine, lock_timeout_ms=app.config["WRITE_LOCK_TIMEOUT_MS"])
         if app.config["AUTO_MIGRATE"]:
             with _sqlite_migration_lock(db.engine):
                 upgrade()

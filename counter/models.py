@@ -186,13 +186,26 @@ class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
     used_at: Mapped[datetime | None]
 
 
-def tune_sqlite(engine: Engine, *, busy_timeout_ms: int = 5000) -> None:
-    """WAL, a busy timeout and explicit BEGINs let several phones write to one SQLite file.
+def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
+    """How long a write waits for a lock; and on SQLite, WAL and explicit BEGINs.
+
+    A write that waits longer answers 503, try again (services.transactions). On
+    PostgreSQL that is ``lock_timeout`` for every connection. On SQLite, WAL, the
+    busy timeout and explicit BEGINs let several phones write to one file.
 
     pysqlite's own transaction handling is switched off so that a write can start
     with ``BEGIN IMMEDIATE`` (see :data:`WRITE`): it then waits its turn for the
     write lock up front, instead of failing half-way when another write got in first.
     """
+    if engine.dialect.name == "postgresql":
+
+        @event.listens_for(engine, "connect")
+        def _on_pg_connect(connection: Any, _record: Any) -> None:
+            cursor = connection.cursor()
+            cursor.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
+            cursor.close()
+            connection.commit()
+
     if engine.dialect.name != "sqlite":
         return
 
@@ -201,7 +214,7 @@ def tune_sqlite(engine: Engine, *, busy_timeout_ms: int = 5000) -> None:
         connection.isolation_level = None
         cursor = connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 

@@ -234,6 +234,7 @@ class HouseRules:
 DEFAULT_RULES = HouseRules()
 
 
+@cache
 def every_table() -> dict[str, dict[str, Any]]:
     """:meth:`HouseRules.as_table` for every combination of house rules, for the page's script.
 

@@ -14,8 +14,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from counter import scoring
+from counter.models import db
 from counter.services import archive
 
+from conftest import make_app
 from helpers import api_deal, api_play, api_start, submit
 
 HUGE = "9" * 5000  # more digits than Python turns into an int without complaint
@@ -170,10 +172,9 @@ def hold_the_write_lock(database_url: str, match_id: int) -> Any:
     return holder
 
 
-def test_a_writer_that_cannot_get_the_lock_answers_503_with_retry_after(
-    app: Flask, client: FlaskClient
-) -> None:
-    app.config["WRITE_LOCK_TIMEOUT_MS"] = 100
+def test_a_writer_that_cannot_get_the_lock_answers_503_with_retry_after(app: Flask) -> None:
+    impatient = make_app(app.config["SQLALCHEMY_DATABASE_URI"], WRITE_LOCK_TIMEOUT_MS=100)
+    client = impatient.test_client()
     match = api_start(client)
     holder = hold_the_write_lock(app.config["SQLALCHEMY_DATABASE_URI"], match["id"])
     try:
@@ -185,6 +186,8 @@ def test_a_writer_that_cannot_get_the_lock_answers_503_with_retry_after(
     assert response.headers["Retry-After"] == "2"
     assert "busy" in response.json["error"]
     assert api_deal(client, match["id"], 1, "normal").status_code == 201
+    with impatient.app_context():
+        db.engine.dispose()
 
 
 def test_a_big_import_does_not_stall_another_browsers_deals(

@@ -11,8 +11,6 @@ import functools
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-from flask import current_app
-from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 from counter.models import WRITE, db
@@ -47,12 +45,7 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
 def begin_write() -> None:
     """Start a fresh transaction that may write; on SQLite it waits for the write lock now."""
     db.session.rollback()  # end any read transaction, whose snapshot may be stale
-    connection = db.session.connection(execution_options=WRITE)
-    timeout = int(current_app.config["WRITE_LOCK_TIMEOUT_MS"])
-    if connection.dialect.name == "postgresql":  # SQLite waits as long as its busy timeout
-        connection.execute(text(f"SET LOCAL lock_timeout = {timeout}"))
-    else:
-        connection.exec_driver_sql(f"PRAGMA busy_timeout = {timeout}")
+    db.session.connection(execution_options=WRITE)
 
 
 def _lock_timeout(error: OperationalError) -> bool:
