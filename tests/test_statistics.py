@@ -48,7 +48,7 @@ def test_the_page_shows_each_pair_and_a_chart(client: FlaskClient) -> None:
     assert '<svg class="chart"' in page
     # Schwarz is the third row; Мария's 3 are the longest bar, drawn under its label.
     assert 'class="bar2" x="0" y="106" width="260.0"' in page
-    assert '<p class="legend" aria-hidden="true"><span class="key seat1"></span> Иван' in page
+    assert '<p class="legend" aria-hidden="true"><span><span class="key seat1"></span> Иван' in page
 
 
 def test_a_tie_is_counted_once_for_the_pair_and_rows_follow_the_rules(
