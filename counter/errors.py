@@ -68,7 +68,12 @@ def _retry_headers(seconds: int | None) -> dict[str, str]:
 def _refused(refusal: Refusal) -> Response:
     message = i18n.explain(refusal)
     headers = _retry_headers(refusal.retry_after)
-    if not request.path.startswith(API_PREFIX) and request.method == "POST":
+    # A form refused for its values is shown again; one about nothing here gets the error page.
+    if (
+        not request.path.startswith(API_PREFIX)
+        and request.method == "POST"
+        and refusal.status != 404
+    ):
         show_again = form_page(current_app.view_functions.get(request.endpoint or ""))
         if show_again is not None:
             response = current_app.make_response(show_again(refusal))

@@ -18,20 +18,39 @@ DEFAULT_NAMES: tuple[str, str] = (N_("Player 1"), N_("Player 2"))
 ZERO_WIDTH_JOINER = "\u200d"
 # Bidi controls reorder the text around a name, and other format characters are
 # invisible (zero-width space, word joiner, byte order mark): "Bob" and "Bob" with
-# one of them are the same player. A zero-width joiner stays inside emoji sequences.
+# one of them are the same player. So are the characters that Unicode lets a font
+# show as nothing (fillers, joiners, selectors) and the blank braille cell. A
+# zero-width joiner or a variation selector stays inside emoji sequences.
 _INVISIBLE = "Cf"
+_IGNORABLE = (
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x115F, 0x1160),  # Hangul fillers
+    (0x17B4, 0x17B5),  # Khmer inherent vowels
+    (0x180B, 0x180F),  # Mongolian variation selectors
+    (0x2800, 0x2800),  # braille blank
+    (0x3164, 0x3164),  # Hangul filler
+    (0xFE00, 0xFE0F),  # variation selectors
+    (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+    (0xE0100, 0xE01EF),  # variation selectors supplement
+)
+_EMOJI_GLUE = {ZERO_WIDTH_JOINER, *map(chr, range(0xFE00, 0xFE10))}
+
+
+def _ignorable(char: str) -> bool:
+    code = ord(char)
+    return unicodedata.category(char) == _INVISIBLE or any(
+        low <= code <= high for low, high in _IGNORABLE
+    )
 
 
 def _visible(name: str) -> str:
-    kept = []
-    for index, char in enumerate(name):
-        if unicodedata.category(char) != _INVISIBLE:
+    kept: list[str] = []
+    for char in name:
+        if not _ignorable(char):
             kept.append(char)
-        elif char == ZERO_WIDTH_JOINER and 0 < index < len(name) - 1:
-            before, after = name[index - 1], name[index + 1]
-            if unicodedata.category(before) == "So" or unicodedata.category(after) == "So":
-                kept.append(char)
-    return "".join(kept)
+        elif char in _EMOJI_GLUE and kept and unicodedata.category(kept[-1]) in {"So", "Sk"}:
+            kept.append(char)  # ❤️, 👩‍👧: part of the emoji before it
+    return "".join(kept).rstrip(ZERO_WIDTH_JOINER)
 
 
 def _unshowable(char: str) -> bool:

@@ -97,4 +97,5 @@ def shown(value: object) -> str:
             text = repr(value)
         except ValueError:  # an integer too long to turn into text
             text = type(value).__name__
+    text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate shows as "?"
     return text if len(text) <= 40 else text[:39] + "…"

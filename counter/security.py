@@ -42,7 +42,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # matches, names or links, and no cache (a shared proxy, the back button on a
 # borrowed phone) may keep it.
 PUBLIC_ENDPOINTS = frozenset(
-    {"static", "site.rules", "site.robots", "site.manifest", "site.service_worker", "api.openapi"}
+    {"static", "site.robots", "site.manifest", "site.service_worker", "api.openapi"}
 )
 
 

@@ -152,17 +152,41 @@ def test_this_browsers_matches_join_the_adopted_key(
         assert listed == {theirs["id"], mine["id"]}
 
 
+def forget_form(client: FlaskClient) -> dict[str, str]:
+    page = client.get("/privacy").get_data(as_text=True)
+    return {
+        "csrf_token": page.split('name="csrf_token" value="')[1].split('"')[0],
+        "rotation": page.split('name="rotation" value="')[1].split('"')[0],
+    }
+
+
 def test_forgetting_other_devices_gives_this_browser_a_new_key(
     client: FlaskClient, other_client: FlaskClient
 ) -> None:
     match = api_start(client)
+    submit(client, f"/matches/{match['id']}/share")
     submit(other_client, make_link(client))
     assert other_client.get(f"/api/matches/{match['id']}").status_code == 200
-    asked = submit(client, "/devices/forget").get_data(as_text=True)
+    form = forget_form(client)
+    asked = client.post("/devices/forget", data=form).get_data(as_text=True)
     assert "loses them at once" in asked
-    assert submit(client, "/devices/forget", confirmed="1").status_code == 302
+    assert client.post("/devices/forget", data={**form, "confirmed": "1"}).status_code == 302
     assert client.get(f"/api/matches/{match['id']}").status_code == 200
     assert other_client.get(f"/api/matches/{match['id']}").status_code == 404
+    assert "Make a read-only link" in client.get(f"/matches/{match['id']}").get_data(as_text=True)
+
+
+def test_a_double_tap_on_forget_loses_nothing(app: Flask, client: FlaskClient) -> None:
+    match = api_start(client)
+    form = {**forget_form(client), "confirmed": "1"}
+    old = client.get_cookie("session")
+    assert old is not None
+    first, second = app.test_client(), app.test_client()
+    for browser in (first, second):  # both taps leave with the old cookie
+        browser.set_cookie("session", old.value)
+        assert browser.post("/devices/forget", data=form).status_code == 302
+    for browser in (first, second):
+        assert browser.get(f"/api/matches/{match['id']}").status_code == 200
 
 
 def test_a_one_time_link_is_used_once_however_many_try_at_once(

@@ -375,3 +375,108 @@ def test_names_from_the_api_are_tidied(client: FlaskClient) -> None:
     assert [player["name"] for player in match["players"]] == ["Bob", "Ann"]
     blank = client.post("/api/matches", json={"players": ["\u200b", "Ann"]}).json
     assert blank["players"][0]["name"] == "Player 1"
+
+
+@pytest.mark.parametrize(
+    "path", ["/static/%00", "/static/x.png%00", "/static/" + "a" * 300 + ".png"]
+)
+def test_no_static_address_answers_500(client: FlaskClient, path: str) -> None:
+    assert client.get(path).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        json.dumps(document(a_match(rules={"\ud800": "x"}))),
+        json.dumps(document(a_match(created_at="\udfff"))),
+        json.dumps({**document(a_match()), "note": "\ud800"}),
+    ],
+)
+def test_a_file_with_a_lone_surrogate_is_explained_on_the_page(
+    client: FlaskClient, file: str
+) -> None:
+    response = submit(client, "/import", archive=(io.BytesIO(file.encode()), "e.json"))
+    assert response.status_code == 422
+    assert "Match 1 of the file" in response.get_data(as_text=True) or (
+        "not an export of the counter" in response.get_data(as_text=True)
+    )
+
+
+@pytest.mark.parametrize("action", ["", "/delete"])
+def test_correcting_a_deal_that_is_not_there_is_a_404_page(
+    client: FlaskClient, action: str
+) -> None:
+    match = api_play(client, api_start(client)["id"], (1, "normal"))
+    response = submit(client, f"/matches/{match['id']}/deals/99{action}", player="1")
+    assert response.status_code == 404
+    assert "has no deal 99" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("target", ["/\n", "/a\rb", "/\x00"])
+def test_the_language_switch_goes_home_for_a_broken_address(
+    client: FlaskClient, target: str
+) -> None:
+    response = submit(client, "/language", language="bg", next=target)
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/"
+
+
+def test_the_same_uid_sent_eight_times_at_once_starts_one_match(app: Flask) -> None:
+    browser = app.test_client()
+    api_start(browser)
+    cookie = browser.get_cookie("session")
+    assert cookie is not None
+    statuses: list[int] = []
+    barrier = threading.Barrier(8)
+
+    def start() -> None:
+        phone = app.test_client()
+        phone.set_cookie("session", cookie.value)
+        barrier.wait()
+        statuses.append(phone.post("/api/matches", json={"uid": "c" * 32}).status_code)
+
+    threads = [threading.Thread(target=start) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200] * 7 + [201]
+    assert len(browser.get("/api/matches").json["matches"]) == 2
+
+
+def test_deleting_the_first_of_many_deals_renumbers_in_two_statements(
+    app: Flask, client: FlaskClient
+) -> None:
+    from sqlalchemy import event
+
+    match = api_start(client, rules={"ties": "no_points"})
+    for _ in range(40):
+        client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
+    updates: list[str] = []
+    with app.app_context():
+        from counter.models import db as database
+
+        engine = database.engine
+
+    def spy(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        if statement.lstrip().upper().startswith("UPDATE DEAL"):
+            updates.append(statement)
+
+    event.listen(engine, "before_cursor_execute", spy)
+    try:
+        answer = client.delete(f"/api/matches/{match['id']}/deals/1").json
+    finally:
+        event.remove(engine, "before_cursor_execute", spy)
+    assert [deal["number"] for deal in answer["deals"]] == list(range(1, 40))
+    assert len(updates) == 2
+
+
+def test_a_hand_over_keeps_one_copy_of_a_match_both_browsers_have(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_play(client, api_start(client, players=["Ivan", "Maria"])["id"], (1, "normal"))
+    other_client.post("/api/import", json=client.get("/api/export").json)
+    page = submit(client, "/device-link").get_data(as_text=True)
+    link = page.split('href="http://localhost')[1].split('"')[0]
+    submit(other_client, link)
+    assert len(client.get("/api/matches").json["matches"]) == 1

@@ -22,6 +22,11 @@ from counter.refusals import Refusal
         ("B\u2066ob\u2069", "Bob"),  # isolates
         ("\ufeffBob", "Bob"),  # byte order mark
         ("Bob\u200d", "Bob"),  # a joiner with nothing to join
+        ("Bob\u3164", "Bob"),  # Hangul filler
+        ("B\u034fob", "Bob"),  # combining grapheme joiner
+        ("Bob\ufe0f", "Bob"),  # a variation selector after a letter
+        ("\u2800Bob", "Bob"),  # braille blank
+        ("❤\ufe0f Ana", "❤\ufe0f Ana"),  # the selector that makes the heart an emoji
         ("Е\u0301ли", "\u0415\u0301ли"),  # combining marks stay
         ("Ангел", "Ангел"),
         ("A\u030a", "\u00c5"),  # NFC
@@ -31,7 +36,9 @@ def test_names_are_tidied_and_any_script_is_welcome(given: str, kept: str) -> No
     assert parse_name(given, 1) == kept
 
 
-@pytest.mark.parametrize("given", ["", "   ", None, "\u200b\u200b", "\u202e\u2066"])
+@pytest.mark.parametrize(
+    "given", ["", "   ", None, "\u200b\u200b", "\u202e\u2066", "\u3164", "\u1160\uffa0"]
+)
 def test_an_empty_or_invisible_name_falls_back_to_the_default(given: str | None) -> None:
     assert parse_name(given, 2) == "Player 2"
 

@@ -170,7 +170,7 @@ def test_personal_answers_are_never_cached(client: FlaskClient, path: str) -> No
     assert client.get(path).headers["Cache-Control"] == "no-store"
 
 
-@pytest.mark.parametrize("path", ["/rules", "/robots.txt", "/api/openapi.yaml"])
+@pytest.mark.parametrize("path", ["/robots.txt", "/api/openapi.yaml", "/static/counter.js"])
 def test_public_pages_may_be_cached(client: FlaskClient, path: str) -> None:
     assert client.get(path).headers.get("Cache-Control") != "no-store"
 

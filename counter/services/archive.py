@@ -25,17 +25,20 @@ from counter.models import Deal, Match, db
 from counter.names import parse_pair
 from counter.refusals import N_, Invalid, Refusal, TooLarge, shown
 from counter.scoring import DealResult, HouseRules
-from counter.services.matches import parse_uid
+from counter.services import matches as matches_service
+from counter.services import queries
+from counter.services.matches import TooManyMatches, parse_uid
 from counter.services.transactions import writes
 from counter.services.views import deal_result, moment
 
 FORMAT = "santase-counter"
 VERSION = 2
 READS = (1, 2)  # version 1 had no house rules per deal: they are the match's
+DOCUMENT_FIELDS = {"format", "version", "exported_at", "matches"}
 MATCH_FIELDS = {"uid", "target", "players", "rules", "first_dealer", "created_at", "deals"}
 DEAL_FIELDS = {"number", "player", "outcome", "points", "created_at", "corrected_at"}
 # One import: years of matches at a table, and a bound on the work one request can cost.
-MAX_MATCHES = 2000
+MAX_MATCHES = matches_service.MAX_MATCHES  # a browser's whole history fits one import
 MAX_DEALS = 60_000
 BATCH_DEALS = 2000  # deals stored per transaction
 EARLIEST, LATEST = datetime(2000, 1, 1), datetime(2100, 1, 1)
@@ -154,6 +157,7 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
         raise Invalid(N_("This file is not an export of the counter (it is not JSON).")) from None
     if (
         not isinstance(document, dict)
+        or not set(document) <= DOCUMENT_FIELDS
         or document.get("format") != FORMAT
         or not isinstance(document.get("matches"), list)
     ):
@@ -304,6 +308,14 @@ def preview(*, owner: str | None, matches: list[ImportedMatch]) -> ImportReport:
 def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
     """Store the matches this browser lacks, a batch per short transaction."""
     report = preview(owner=owner, matches=matches)
+    if queries.count(owner) + len(report.new) > MAX_MATCHES:
+        raise TooManyMatches(
+            N_(
+                "This browser would then keep more than %(most)s matches. Delete some "
+                "first, or import into another browser."
+            ),
+            most=MAX_MATCHES,
+        )
     batch: list[ImportedMatch] = []
     size = 0
     for match in report.new:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sqlalchemy import and_, update
 from sqlalchemy.exc import IntegrityError
 
 from counter import scoring
@@ -13,6 +14,8 @@ from counter.services import queries
 from counter.services.matches import load_or_start
 from counter.services.transactions import begin_write, writes
 from counter.services.views import DealView, MatchView, deal_result, full_view, standing
+
+RENUMBERING = 1_000_000  # far above any deal number: a free range to move deals through
 
 
 class DealNotFound(NotFound):
@@ -219,9 +222,16 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     after = scoring.replay([deal_result(each) for each in rest], match.target, match.names)
     match.deals.remove(deal)
     db.session.flush()  # the number is free before the later deals move into it
-    for later in rest[number - 1 :]:
-        later.number -= 1
-        db.session.flush()  # one at a time, in order: numbers stay unique throughout
+    # Two statements however many deals follow: out of the way past any number in use,
+    # then back one place lower. Numbers stay unique (and positive) at every step.
+    later = and_(Deal.match_id == match.id, Deal.number > number)
+    db.session.execute(update(Deal).where(later).values(number=Deal.number + RENUMBERING))
+    db.session.execute(
+        update(Deal)
+        .where(Deal.match_id == match.id, Deal.number > RENUMBERING)
+        .values(number=Deal.number - RENUMBERING - 1)
+    )
+    db.session.expire(match, ["deals"])
     match.won_by = after.winner
     match.played_at = utcnow()
     db.session.commit()

@@ -8,13 +8,15 @@ one with nothing; erasing deletes everything the key owns.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import secrets
-import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy.orm import aliased
 
 from counter.models import Deal, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, Gone
@@ -132,19 +134,42 @@ def use_device_link(*, token: str, owner: str | None) -> str:
 
 
 def _move_matches(*, source: str, target: str) -> None:
-    """Give every match of ``source`` to ``target``; a uid both have gets a new one first."""
-    taken = select(Match.uid).where(Match.owner == target).scalar_subquery()
-    for match_id in db.session.scalars(
-        select(Match.id).where(Match.owner == source, Match.uid.in_(taken))
-    ).all():
-        db.session.execute(update(Match).where(Match.id == match_id).values(uid=uuid.uuid4().hex))
+    """Give every match of ``source`` to ``target``.
+
+    A uid both have is one match, imported into both browsers: the copy played in
+    last stays, the other goes, so that the match is never counted twice.
+    """
+    twin = aliased(Match)
+    pairs = db.session.execute(
+        select(Match.id, Match.played_at, twin.id, twin.played_at)
+        .join(twin, and_(twin.uid == Match.uid, twin.owner == target))
+        .where(Match.owner == source)
+    ).all()
+    for moving, moving_played, staying, staying_played in pairs:
+        older = moving if moving_played < staying_played else staying
+        db.session.execute(delete(Deal).where(Deal.match_id == older))
+        db.session.execute(delete(Match).where(Match.id == older))
     db.session.execute(update(Match).where(Match.owner == source).values(owner=target))
 
 
+def rotated_key(*, owner: str, nonce: str, secret: str) -> str:
+    """The key that replaces ``owner`` for the form that carried ``nonce``.
+
+    The same form sent twice (a double tap, a retry) gives the same key, so the
+    second rotation finds the matches already under it and loses nothing; no one
+    without the site's secret can work it out.
+    """
+    digest = hmac.new(secret.encode(), f"{owner}\0{nonce}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
 @writes
-def rotate_key(*, owner: str) -> str:
-    """A new key for this browser's matches: every other device holding the old one loses them."""
-    fresh = new_key()
+def rotate_key(*, owner: str, fresh: str) -> str:
+    """Give this browser's matches the key ``fresh``: every other device loses them.
+
+    Device links and share links made with the old key stop working too.
+    """
+    db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
     _move_matches(source=owner, target=fresh)
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
     db.session.commit()

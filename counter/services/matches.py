@@ -6,6 +6,7 @@ import math
 import re
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 
 from counter import scoring
 from counter.models import Deal, Match, db, utcnow
@@ -18,7 +19,13 @@ from counter.services.transactions import writes
 from counter.services.views import MatchPage, MatchView, PlayerView, full_view, standing
 
 PAGE_SIZE = 20
+# Years of matches at a table; an export of them all still fits one import.
+MAX_MATCHES = 2000
 UID = re.compile(r"[0-9a-f]{32}")
+
+
+class TooManyMatches(Conflict):
+    """A browser that already keeps as many matches as the counter allows one."""
 
 
 class MatchIsFinished(Conflict):
@@ -85,12 +92,6 @@ def parse_uid(value: object) -> str:
     raise Invalid(N_("A match uid is 32 lowercase hexadecimal digits."))
 
 
-def _latest_rules(owner: str) -> HouseRules | None:
-    """The house rules of the match this browser played last: its last choice."""
-    match_id = queries.current_id(owner)
-    return None if match_id is None else db.session.get_one(Match, match_id).rules
-
-
 @writes
 def start_match(
     *,
@@ -120,18 +121,23 @@ def start_match(
         target = chosen_preset.target
     chosen_target = scoring.DEFAULT_TARGET if target is None else scoring.parse_target(target)
     dealer = 1 if first_dealer is None else scoring.parse_seat(first_dealer)
-    if chosen_uid is not None:
-        existing = db.session.scalar(
-            select(Match.id).where(Match.owner == owner, Match.uid == chosen_uid)
+    if chosen_uid is not None and (found := _with_uid(owner, chosen_uid)) is not None:
+        return found, False
+    if queries.count(owner) >= MAX_MATCHES:
+        raise TooManyMatches(
+            N_(
+                "This browser keeps at most %(most)s matches. Export them, then delete "
+                "the ones you no longer need."
+            ),
+            most=MAX_MATCHES,
         )
-        if existing is not None:
-            return get_match(owner=owner, match_id=existing), False
-    base = _latest_rules(owner) or scoring.DEFAULT_RULES
+    current = queries.current_id(owner)
+    latest = None if current is None else db.session.get_one(Match, current)
+    # House rules not given are those of the match played last: the browser's last choice.
+    base = scoring.DEFAULT_RULES if latest is None else latest.rules
     if chosen_preset is not None:
         base = chosen_preset.rules
     chosen_rules = base if rules is None else HouseRules.from_dict(rules, base)
-    current = queries.current_id(owner)
-    latest = None if current is None else db.session.get_one(Match, current)
     players = (
         given_names if given_names is not None else latest.names if latest is not None else defaults
     )
@@ -148,8 +154,21 @@ def start_match(
     if chosen_uid is not None:
         match.uid = chosen_uid
     db.session.add(match)
-    db.session.commit()
+    try:
+        db.session.commit()
+    except IntegrityError:
+        # The same uid, sent twice at once (a retry racing its first try): it is there now.
+        db.session.rollback()
+        found = None if chosen_uid is None else _with_uid(owner, chosen_uid)
+        if found is None:
+            raise
+        return found, False
     return full_view(match, series.games_before(owner, match.names, match.id)), True
+
+
+def _with_uid(owner: str, uid: str) -> MatchView | None:
+    match_id = db.session.scalar(select(Match.id).where(Match.owner == owner, Match.uid == uid))
+    return None if match_id is None else get_match(owner=owner, match_id=match_id)
 
 
 def load_or_start(

@@ -179,7 +179,7 @@ def import_preview() -> tuple[str, int]:
         return _import_again(error), error.status
     report = archive.preview(owner=browser_key(), matches=checked)
     # The checked file goes back with the confirmation, compact, in a multipart form.
-    payload = json.dumps(json.loads(raw), ensure_ascii=False, separators=(",", ":"))
+    payload = json.dumps(json.loads(raw), separators=(",", ":"))  # ASCII: any text survives
     return _import_page(report=report, payload=payload), 200
 
 

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Flask, Response, current_app, request, send_from_directory
+from flask import Flask, Response, abort, current_app, request, send_from_directory
 
 SCRIPT_COMMENT = re.compile(r"^[ \t]*//[^\n]*\n", re.MULTILINE)
 STYLE_COMMENT = re.compile(r"/\*.*?\*/\n?", re.DOTALL)
@@ -33,8 +33,11 @@ def lean(path: Path, _version: float) -> bytes:
 def static(filename: str) -> Response:
     """A file of static/: scripts and stylesheets lean, the rest as they are."""
     folder = Path(current_app.static_folder or "")
-    path = (folder / filename).resolve()
-    inside = path.is_relative_to(folder.resolve()) and path.is_file()
+    try:
+        path = (folder / filename).resolve()
+        inside = path.is_relative_to(folder.resolve()) and path.is_file()
+    except (ValueError, OSError):  # a NUL in the name, a name too long for the disk
+        abort(404)
     if path.suffix not in MIMETYPES or not inside:
         return send_from_directory(folder, filename)
     body = lean(path, path.stat().st_mtime)

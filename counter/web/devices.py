@@ -3,12 +3,13 @@ every other device by giving this browser a new key."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
 from counter import limits
 from counter.browser import browser_key, ensure_browser_key, use_key
+from counter.refusals import N_, Malformed
 from counter.services import keys
 from counter.web import forms
 from counter.web.forms import confirm_page
@@ -49,6 +50,9 @@ def forget_devices() -> Response | str:
     if owner is None:
         flash(gettext("No other device has this browser's matches."))
         return redirect(url_for("privacy.privacy"))
+    nonce = request.form.get("rotation", "")
+    if not (nonce.isascii() and nonce.isprintable() and 16 <= len(nonce) <= 64):
+        raise Malformed(N_("Reload the page and try again."))
     if not forms.confirmed():
         return confirm_page(
             title=gettext("Forget other devices?"),
@@ -57,10 +61,11 @@ def forget_devices() -> Response | str:
                 "them at once. This browser keeps them all."
             ),
             action=url_for("devices.forget_devices"),
-            fields={},
+            fields={"rotation": nonce},
             button=gettext("Forget other devices"),
             back=url_for("privacy.privacy"),
         )
-    use_key(keys.rotate_key(owner=owner))
+    fresh = keys.rotated_key(owner=owner, nonce=nonce, secret=current_app.config["SECRET_KEY"])
+    use_key(keys.rotate_key(owner=owner, fresh=fresh))
     flash(gettext("Other devices no longer have this browser's matches."))
     return redirect(url_for("privacy.privacy"))

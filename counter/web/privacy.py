@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
@@ -20,7 +22,11 @@ def privacy() -> str:
     """What is stored, for how long, and how to erase it; in the page's language."""
     owner = browser_key()
     count = 0 if owner is None else queries.count(owner)
-    return render_template(f"privacy/{i18n.select_language()}.html", match_count=count)
+    return render_template(
+        f"privacy/{i18n.select_language()}.html",
+        match_count=count,
+        rotation=secrets.token_urlsafe(16),  # the same form twice gives the same new key
+    )
 
 
 @bp.post("/privacy/erase")

@@ -50,7 +50,12 @@ def choose_language() -> Response:
 
 def _local_path(target: str | None) -> str:
     """Where to go back to: a path on this site only, never another site."""
-    if not target or not target.startswith("/") or target.startswith("//"):
+    if (
+        not target
+        or not target.startswith("/")
+        or target.startswith("//")
+        or not target.isprintable()
+    ):
         return url_for("play.home")
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or "\\" in target:
@@ -90,7 +95,10 @@ def manifest() -> Response:
             {"src": url_for("static", filename="icon.svg"), "sizes": "any", "type": "image/svg+xml"}
         ],
     }
-    return Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")
+    response = Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")
+    response.vary.add("Accept-Language")
+    response.vary.add("Cookie")  # the language switch
+    return response
 
 
 @bp.get("/sw.js")
