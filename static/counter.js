@@ -21,6 +21,12 @@ const named = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textConten
 
 let state; // {match, tables, rule_names, outbox: [change], ids: {uid: id}}
 let lastTap = { key: null, at: -Infinity };
+let refusals = []; // the taps the server refused since the player's last change
+// When a tap changed the board last: a finger's second tap that soon lands on whatever the
+// first one brought under it (the New match of a won match, the Undo moving up), and is
+// the same tap, not an order.
+let lastChange = -Infinity;
+const tooSoon = () => performance.now() - lastChange < SAME_TAP_MS;
 
 function load() {
   const page = JSON.parse(root.dataset.state);
@@ -54,7 +60,9 @@ function save() {
 
 const view = () => fold(state.match, state.outbox, state);
 
+// Each change carries what the player tapped, in words: a refusal names it.
 function enqueue(change) {
+  refusals = [];
   state.outbox.push({ ...change, at: Date.now() });
   save();
   render();
@@ -138,7 +146,8 @@ function refused(change, error) {
     state.outbox = state.outbox.filter((each) => each.match !== uid);
   }
   const reason = error instanceof Gone ? words.gone : error.message;
-  notify(say(words.refused, { tap: describeChange(change), reason }), { error: true });
+  refusals.push(say(words.refused, { tap: describeChange(change), reason }));
+  notify(refusals.join(" "), { error: true }); // every refused tap, until the next tap
   save();
 }
 
@@ -204,13 +213,7 @@ function describe(match, deal) {
 }
 
 function describeChange(change) {
-  const shown = view();
-  if (change.kind === "deal") {
-    const points = shown.table.points[change.outcome] ?? "";
-    const name = change.player ? shown.players[change.player - 1].name : "";
-    return [change.player ? `+${points} ${name}` : "", named(change.outcome)].filter(Boolean).join(" · ");
-  }
-  return words.changes[change.kind];
+  return change.label ?? words.changes[change.kind];
 }
 
 function cell(text, className) {
@@ -308,7 +311,8 @@ function render() {
   $(".empty").hidden = rows.length > 0;
   const waiting = state.outbox.length;
   const sync = $("[data-sync]");
-  sync.textContent = waiting === 0 ? words.saved : waiting === 1 ? words.waitingOne : say(words.waiting, { count: waiting });
+  const count = waiting === 0 ? words.saved : waiting === 1 ? words.waitingOne : say(words.waiting, { count: waiting });
+  sync.textContent = navigator.onLine ? count : `${words.offline} · ${count}`;
   sync.classList.toggle("waiting", waiting > 0);
   document.title = `${first.name} ${score} ${second.name} · ${document.title.split(" · ").pop()}`;
   keepAwake(!match.finished);
@@ -400,30 +404,35 @@ function tapDeal(player, outcome) {
   const again = lastTap.key === key && now - lastTap.at < SAME_TAP_MS;
   lastTap = { key, at: now };
   if (again) return; // the same tap: already in the outbox
+  lastChange = now;
   const match = matchUid();
-  enqueue({ kind: "deal", match, player: player ? Number(player) : null, outcome, request_id: newId() });
-  const shown = view();
-  notify(`${describe(shown, shown.deals.at(-1))}. ${announce(shown)}`, { undo: true });
+  const seat = player ? Number(player) : null;
+  const before = view();
+  const label = describe(before, { player: seat, outcome, points: before.table.points[outcome] });
+  enqueue({ kind: "deal", match, player: seat, outcome, request_id: newId(), label });
+  notify(`${label}. ${announce(view())}`, { undo: true });
 }
 
 function undoLast() {
   const shown = view();
   const deal = shown.deals.at(-1);
-  if (!deal) return;
+  if (!deal || tooSoon()) return;
+  lastChange = performance.now();
   const last = state.outbox.at(-1);
   if (last && last.kind === "deal" && last.request_id === deal.request_id && !(sending && state.outbox.length === 1)) {
     state.outbox.pop(); // never sent: it goes from the outbox, and nothing travels
     save();
     render();
   } else {
-    enqueue({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number });
+    const label = say(words.undoOf, { number: deal.number, note: describe(shown, deal) });
+    enqueue({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label });
   }
   lastTap = { key: null, at: -Infinity };
   notify(`${say(words.undone, { number: deal.number, note: describe(shown, deal) })} ${announce(view())}`);
 }
 
 function changeSettings(change, message) {
-  enqueue({ kind: "settings", match: matchUid(), ...change });
+  enqueue({ kind: "settings", match: matchUid(), ...change, label: message });
   notify(message);
 }
 
@@ -459,6 +468,7 @@ const handlers = {
     form.elements.preset.value = "";
   },
   async new(form) {
+    if (tooSoon()) return;
     const shown = view();
     if (shown.deals.length && !shown.finished) {
       const match = `${shown.players[0].name} – ${shown.players[1].name} ${shown.players[0].score}:${shown.players[1].score}`;
@@ -467,8 +477,9 @@ const handlers = {
     const data = new FormData(form);
     const preset = words.presets[data.get("preset")];
     const change = { kind: "start", uid: newId(), target: Number(data.get("target")), first_dealer: shown.dealer };
-    enqueue({ ...change, ...(preset ?? {}) });
+    enqueue({ ...change, ...(preset ?? {}), label: words.changes.start });
     lastTap = { key: null, at: -Infinity };
+    lastChange = performance.now();
     notify(say(words.started, { target: view().target }));
     form.reset?.();
   },
@@ -493,6 +504,11 @@ if (root) {
     handler(event.target, event.submitter);
   });
   window.addEventListener("online", wakeUp);
+  window.addEventListener("offline", render);
+  // Another phone with these matches may have played meanwhile: look now and then.
+  setInterval(() => {
+    if (document.visibilityState === "visible" && navigator.onLine && !state.outbox.length) wakeUp();
+  }, 20000);
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") wakeUp(); });
   // Another tab of this browser changed the outbox or the match: show the same.
   window.addEventListener("storage", (event) => { if (event.key === STORE && !sending) { reread(); render(); } });
@@ -528,7 +544,9 @@ if (display) {
 }
 
 // Dates in the phone's own time zone.
-const dates = new Intl.DateTimeFormat(document.documentElement.lang, { dateStyle: "medium", timeStyle: "short" });
+const language = document.documentElement.lang;
+const locale = navigator.languages.find((each) => each.startsWith(language)) ?? language;
+const dates = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
 for (const time of document.querySelectorAll("time[datetime]")) {
   time.textContent = dates.format(new Date(time.dateTime));
 }

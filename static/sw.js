@@ -3,7 +3,7 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v2";
+const SHELL = "santase-shell-v3";
 const ASSETS = [
   "/",
   "/static/counter.css",
@@ -45,7 +45,7 @@ self.addEventListener("fetch", (event) => {
   }
   if (request.mode === "navigate") {
     // Always the network when there is one. Only the counter page is kept for later;
-    // any page asked for offline opens the counter, which works without a network.
+    // another page asked for offline leads to the counter, which works without a network.
     event.respondWith(
       fetch(request)
         .then((response) => {
@@ -55,7 +55,7 @@ self.addEventListener("fetch", (event) => {
           }
           return response;
         })
-        .catch(counterCopy),
+        .catch(() => (url.pathname === "/" ? counterCopy() : Response.redirect("/", 303))),
     );
     return;
   }

@@ -138,6 +138,11 @@ def tap(page: Page, seat: int, outcome: str) -> None:
     expect(rows).to_have_count(before + 1)
 
 
+def next_tap(page: Page) -> None:
+    """Let a player's next tap come as it does at the table: not within the same tap."""
+    page.wait_for_timeout(SAME_TAP_MS + 50)
+
+
 def all_saved(page: Page) -> None:
     """Wait until the server has every change this phone made (in any language)."""
     expect(page.locator("[data-sync]")).not_to_have_class(re.compile("waiting"), timeout=15_000)
@@ -291,11 +296,35 @@ def test_a_lost_answer_ends_with_the_screen_equal_to_the_server(page: Page) -> N
     expect(score(page, 2)).to_have_text("3")
 
 
+def test_a_double_tap_on_the_winning_deal_does_not_start_a_new_match(page: Page) -> None:
+    page.goto("/")
+    page.locator(".targets button[value='7']").click()
+    tap(page, 1, "schwarz")
+    tap(page, 1, "schwarz")
+    button(page, 1, "normal").click()  # 6 + 1: won, and the buttons fold into the result
+    page.locator(".result button").click(timeout=SAME_TAP_MS // 2)  # a double tap's second
+    expect(page.locator("[data-result]")).to_be_visible()
+    all_saved(page)
+    assert len(page.evaluate("fetch('/api/matches').then(r => r.json())")["matches"]) == 1
+    assert server_match(page)["winner"] == 1
+
+
+def test_a_double_tap_on_undo_takes_back_one_deal(page: Page) -> None:
+    page.goto("/")
+    tap(page, 1, "normal")
+    tap(page, 2, "normal")
+    next_tap(page)
+    page.locator(".undo button").dblclick()
+    all_saved(page)
+    assert [deal["player"] for deal in server_match(page)["deals"]] == [1]
+
+
 def test_undo_right_from_the_confirmation(page: Page) -> None:
     page.goto("/")
     no_reload_marker(page)
     tap(page, 2, "schneider")
     expect(page.locator("[data-status]")).to_contain_text("+2 Player 2 · Schneider")
+    next_tap(page)
     page.locator(".inline-undo").click()
     expect(page.locator("[data-status]")).to_contain_text("Deal 1 undone")
     expect(score(page, 2)).to_have_text("0")
@@ -343,6 +372,7 @@ def test_a_new_match_asks_first_and_keeps_the_names(page: Page) -> None:
     no_reload_marker(page)
     name_players(page, "Ivan", "Maria")
     tap(page, 1, "normal")
+    next_tap(page)
     page.locator(".new-match button").click()
     dialog = page.locator("dialog.ask")
     expect(dialog).to_contain_text("Ivan – Maria 1:0 stays in the history")
@@ -483,20 +513,24 @@ def test_an_offline_evening_reaches_the_server_in_order(browser: Browser, server
     for seat, outcome in [(1, "schwarz"), (2, "normal"), (2, "schneider"), (1, "normal")]:
         tap(page, seat, outcome)
     tap(page, 2, "wrong_claim")
+    next_tap(page)
     page.locator(".undo button").click()  # never sent: it simply leaves the outbox
-    expect(page.locator("[data-sync]")).to_have_text("4 waiting to send")
+    expect(page.locator("[data-sync]")).to_have_text("Offline · 4 waiting to send")
     page.reload()  # from the service worker, with what this phone saw and kept
-    expect(page.locator("[data-sync]")).to_have_text("4 waiting to send")
+    expect(page.locator("[data-sync]")).to_have_text("Offline · 4 waiting to send")
     expect(page.locator(".deals tbody tr.pending")).to_have_count(4)
     expect(score(page, 1)).to_have_text("5")
     expect(score(page, 2)).to_have_text("3")
     tap(page, 1, "schneider")
     tap(page, 2, "failed_close")
+    next_tap(page)
     page.locator(".new-match button").click()
     page.locator("dialog.ask button[value=yes]").click()
     expect(page.locator(".deals tbody tr")).to_have_count(0)
     tap(page, 2, "schwarz")
-    expect(page.locator("[data-sync]")).to_have_text("8 waiting to send")  # the new match too
+    expect(page.locator("[data-sync]")).to_have_text(
+        "Offline · 8 waiting to send"
+    )  # the new match too
     context.set_offline(False)
     all_saved(page)
     listed = page.evaluate("fetch('/api/matches').then(r => r.json())")["matches"]
@@ -576,6 +610,7 @@ def test_the_page_opened_offline_shows_the_match_not_an_old_copy(
     tap(page, 1, "schwarz")
     tap(page, 1, "schwarz")  # 12:0, won
     all_saved(page)
+    next_tap(page)
     page.locator(".result button").click()  # a new match: the kept page copy is the old one
     tap(page, 2, "normal")
     all_saved(page)

@@ -100,6 +100,8 @@ def script_words() -> dict[str, Any]:
         "defaultNames": list(i18n.default_names()),
         "undo": gettext("Undo"),
         "undone": gettext("Deal %(number)s undone: %(note)s."),
+        "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
+        "offline": gettext("Offline"),
         "wins": gettext("%(name)s wins the match %(score)s"),
         "newMatch": gettext("New match to %(target)s"),
         "started": gettext("New match to %(target)s started."),
