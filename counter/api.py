@@ -242,6 +242,7 @@ def shared_match(token: str) -> dict[str, Any]:
 
 
 @bp.get("/export")
+@limits.heavy_reads
 def export() -> dict[str, Any]:
     """All of this browser's matches, as POST /api/import reads them."""
     return archive.export_document(owner=browser_key())

@@ -10,6 +10,7 @@ language of the page.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 from collections.abc import Callable
@@ -31,16 +32,30 @@ DEFAULTS = {
     "RATELIMIT_WRITES_PER_ADDRESS": "1200 per minute;20000 per hour",
     "RATELIMIT_IMPORTS": "20 per hour",
     "RATELIMIT_LINKS": "30 per hour",  # device links made and used, share links made
+    # Reads that cost in proportion to a whole history: exports and statistics.
+    "RATELIMIT_HEAVY_READS": "60 per hour",
 }
 
-limiter = Limiter(key_func=get_remote_address, strategy="fixed-window")
+def per_address() -> str:
+    """The client's address; for IPv6 its /64, which one household or phone holds whole."""
+    address = get_remote_address()
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if parsed.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
+    return address
+
+
+limiter = Limiter(key_func=per_address, strategy="fixed-window")
 View = TypeVar("View", bound=Callable[..., Any])
 
 
 def per_browser() -> str:
     """The browser's key, or its address before it has one (never empty: that means no limit)."""
     key = browser_key()
-    return f"browser:{key}" if key else f"address:{get_remote_address()}"
+    return f"browser:{key}" if key else f"address:{per_address()}"
 
 
 def _setting(name: str) -> Callable[[], str]:
@@ -79,6 +94,8 @@ imports = _both("RATELIMIT_IMPORTS", "imports")
 """Bound a view that reads an import (a file of up to 16 MB)."""
 links = _both("RATELIMIT_LINKS", "links")
 """Bound a view that makes or spends a link to another device or phone."""
+heavy_reads = _both("RATELIMIT_HEAVY_READS", "heavy-reads")
+"""Bound a view whose work grows with a browser's whole history (exports, statistics)."""
 
 
 def init_app(app: Flask) -> None:

@@ -480,3 +480,21 @@ def test_a_hand_over_keeps_one_copy_of_a_match_both_browsers_have(
     link = page.split('href="http://localhost')[1].split('"')[0]
     submit(other_client, link)
     assert len(client.get("/api/matches").json["matches"]) == 1
+
+
+def test_a_file_of_nothing_but_brackets_is_refused_before_it_is_read(client: FlaskClient) -> None:
+    bomb = '{"format":"santase-counter","version":2,"matches":[],"x":[' + "[]," * 400_000 + "[]]}"
+    response = client.post("/api/import", data=bomb, content_type="application/json")
+    assert response.status_code == 413
+    assert "far more than an export" in response.json["error"]
+
+
+def test_a_browser_keeps_a_bounded_number_of_deals(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(archive, "MAX_DEALS", 3)
+    assert client.post("/api/import", json=document(a_match("a" * 32))).status_code == 201
+    response = client.post("/api/import", json=document(a_match("b" * 32)))  # 2 + 2 > 3
+    assert response.status_code == 409
+    assert "more than 3 deals" in response.json["error"]
+    assert len(client.get("/api/matches").json["matches"]) == 1

@@ -174,3 +174,25 @@ class Server:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+def test_reads_that_cost_a_whole_history_are_bounded(limited: Flask) -> None:
+    limited.config["RATELIMIT_HEAVY_READS"] = "2 per hour"
+    browser = limited.test_client()
+    api_start(browser)
+    assert [browser.get("/export.csv").status_code for _ in range(3)] == [200, 200, 429]
+    assert browser.get("/api/matches").status_code == 200  # an ordinary read is not
+
+
+def test_an_ipv6_household_is_one_address(limited: Flask) -> None:
+    first = limited.test_client()
+    second = limited.test_client()
+    answers = [
+        first.post("/api/matches", environ_base={"REMOTE_ADDR": "2001:db8::1"}).status_code
+        for _ in range(3)
+    ]
+    answers += [
+        second.post("/api/matches", environ_base={"REMOTE_ADDR": "2001:db8::ffff"}).status_code
+        for _ in range(3)
+    ]
+    assert answers == [201, 201, 201, 201, 201, 429]

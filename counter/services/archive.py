@@ -146,11 +146,20 @@ def _reject_constant(constant: str) -> None:
     raise ValueError(f"{constant} is not JSON")
 
 
+# Objects and lists an export of the largest import holds: the document, each match with
+# its rules and its two lists, each deal with its rules; and brackets in names. A file
+# with more is no export, and is refused before it costs the memory of reading it.
+MAX_BRACKETS = 2 * MAX_DEALS + 3 * MAX_MATCHES + 2 * 40 * MAX_MATCHES + 10
+
+
 def read_document(raw: bytes | str) -> list[ImportedMatch]:
     """The matches of an exported file, each checked against the rules; or a clear refusal.
 
     UTF-8, UTF-16 and UTF-32 files are read alike.
     """
+    text = raw if isinstance(raw, str) else raw.decode("latin-1")  # brackets are ASCII
+    if text.count("[") + text.count("{") > MAX_BRACKETS:
+        raise TooLarge(N_("This file holds far more than an export of the counter can."))
     try:
         document = json.loads(raw, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
@@ -308,6 +317,15 @@ def preview(*, owner: str | None, matches: list[ImportedMatch]) -> ImportReport:
 def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
     """Store the matches this browser lacks, a batch per short transaction."""
     report = preview(owner=owner, matches=matches)
+    new_deals = sum(len(match.deals) for match in report.new)
+    if queries.count_deals(owner) + new_deals > MAX_DEALS:
+        raise TooManyMatches(
+            N_(
+                "This browser would then keep more than %(most)s deals. Delete some "
+                "matches first, or import into another browser."
+            ),
+            most=MAX_DEALS,
+        )
     if queries.count(owner) + len(report.new) > MAX_MATCHES:
         raise TooManyMatches(
             N_(

@@ -110,6 +110,12 @@ def count(owner: str) -> int:
     return db.session.scalar(select(func.count()).where(Match.owner == owner)) or 0
 
 
+def count_deals(owner: str) -> int:
+    """The deals of all this browser's matches."""
+    counted = select(func.count(Deal.id)).join(Match, Match.id == Deal.match_id)
+    return db.session.scalar(counted.where(Match.owner == owner)) or 0
+
+
 def page_summaries(owner: str, offset: int, limit: int) -> list[Summary]:
     """A page of this browser's matches, newest first, each with its deals totalled."""
     page = (

@@ -119,6 +119,7 @@ def write_csv(rows: Iterable[list[object]]) -> str:
 
 
 @bp.get("/export.csv")
+@limits.heavy_reads
 def export_csv() -> Response:
     """Every deal of this browser's matches, one row each, for a spreadsheet."""
     # A byte order mark, so that spreadsheets read the names as UTF-8.
@@ -126,6 +127,7 @@ def export_csv() -> Response:
 
 
 @bp.get("/export.json")
+@limits.heavy_reads
 def export_json() -> Response:
     """This browser's matches, to import into another browser."""
     body = json.dumps(archive.export_document(owner=browser_key()), ensure_ascii=False, indent=1)

@@ -25,6 +25,7 @@ def rules() -> str:
 
 
 @bp.get("/statistics")
+@limits.heavy_reads
 def statistics_page() -> str:
     """Each pair of players' record in this browser, with a small chart of how deals were won."""
     return render_template("statistics.html", pairs=statistics.statistics(owner=browser_key()))
