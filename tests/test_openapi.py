@@ -269,6 +269,9 @@ def test_exports_fit_and_import_elsewhere(
     assert imported.json == {"new": [match["uid"]], "present": []}
     again = other_client.post("/api/import?dry_run=true", json=exported)
     assert again.json == {"new": [], "present": [match["uid"]]}
+    padded = {**exported, "comment": "mine"}
+    assert fits(spec, "ImportDocument", padded) != []
+    assert other_client.post("/api/import", json=padded).status_code == 422
 
 
 def test_errors_fit_the_error_schema(client: FlaskClient, spec: dict[str, Any]) -> None:
