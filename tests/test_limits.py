@@ -125,7 +125,9 @@ def test_two_servers_share_their_counts_through_redis(tmp_path: Path) -> None:
         "RATELIMIT_WRITES_PER_ADDRESS": "4 per minute",
         "FLASK_RATELIMIT_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
     }
-    make_app(environment["DATABASE_URL"], AUTO_MIGRATE=True)  # migrate once, before both start
+    migrated = make_app(environment["DATABASE_URL"], AUTO_MIGRATE=True)  # once, before both start
+    with migrated.app_context():
+        db.engine.dispose()
     servers = [Server(environment) for _ in range(2)]
     try:
         answers = [servers[turn % 2].post("/api/matches") for turn in range(6)]

@@ -21,6 +21,7 @@ from playwright.sync_api import Page, sync_playwright
 from werkzeug.serving import make_server
 
 from counter import scoring, shapes
+from counter.models import db
 from counter.scoring import HouseRules, MatchFinished, Outcome
 from counter.services.views import blank_match
 
@@ -50,7 +51,8 @@ def script(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> 
         url = f"sqlite:///{copy}"
     else:
         url = migrated_database
-    http = make_server("127.0.0.1", 0, make_app(url), threaded=True)
+    app = make_app(url)
+    http = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=http.serve_forever, daemon=True).start()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -64,6 +66,8 @@ def script(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> 
         yield page
         browser.close()
     http.shutdown()
+    with app.app_context():
+        db.engine.dispose()
 
 
 steps = st.lists(

@@ -3,6 +3,7 @@ and nothing personal left in a cache."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -105,8 +106,12 @@ def Flask_with_instance(instance: Path, settings: dict[str, object]) -> Flask:  
     return app
 
 
+MADE: list[Flask] = []
+
+
 def app_with(migrated_database: str, **settings: object) -> Flask:
-    return create_app(
+    """An app on the test database; closed after the test (see close_the_apps)."""
+    made = create_app(
         {
             "SECRET_KEY": GOOD_KEY,
             "SQLALCHEMY_DATABASE_URI": migrated_database,
@@ -115,6 +120,16 @@ def app_with(migrated_database: str, **settings: object) -> Flask:
             **settings,
         }
     )
+    MADE.append(made)
+    return made
+
+
+@pytest.fixture(autouse=True)
+def close_the_apps() -> Iterator[None]:
+    yield
+    while MADE:
+        with MADE.pop().app_context():
+            db.engine.dispose()
 
 
 def test_a_rotated_key_keeps_every_browser_through_the_fallbacks(
@@ -135,8 +150,6 @@ def test_a_rotated_key_keeps_every_browser_through_the_fallbacks(
     without = app_with(database, SECRET_KEY="n" * 64).test_client()
     without.set_cookie("session", cookie.value)
     assert without.get(f"/api/matches/{match['id']}").status_code == 404
-    with rotated.app_context():
-        db.engine.dispose()
 
 
 def test_an_unknown_host_is_refused_in_plain_words(migrated_database: str) -> None:
