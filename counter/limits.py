@@ -36,6 +36,7 @@ DEFAULTS = {
     "RATELIMIT_HEAVY_READS": "60 per hour",
 }
 
+
 def per_address() -> str:
     """The client's address; for IPv6 its /64, which one household or phone holds whole."""
     address = get_remote_address()

@@ -2,9 +2,9 @@
 
 There is no build step: the files in static/ are the source. A phone needs none of
 their comments or indentation, so each is sent without them, worked out once per
-version of the file. Only whole-line comments are left out (``// …`` in scripts,
-``/* … */`` in stylesheets), and leading spaces: nothing inside a line changes.
-Every other file is sent as it is.
+version of the file. Left out: whole-line comments and comments after code that
+start with " // " in scripts (the scripts hold no such text in a string), ``/* … */``
+in stylesheets, and leading spaces. Every other file is sent as it is.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from flask import Flask, Response, abort, current_app, request, send_from_directory
 
-SCRIPT_COMMENT = re.compile(r"^[ \t]*//[^\n]*\n", re.MULTILINE)
+SCRIPT_COMMENT = re.compile(r"^[ \t]*//[^\n]*\n|[ \t]+// [^\n]*$", re.MULTILINE)
 STYLE_COMMENT = re.compile(r"/\*.*?\*/\n?", re.DOTALL)
 INDENT = re.compile(r"^[ \t]+", re.MULTILINE)
 MIMETYPES = {".js": "text/javascript", ".css": "text/css"}
