@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, g, request
-from flask_babel import Babel, get_locale, get_translations, gettext
+from flask_babel import Babel, get_locale, get_translations
 
 from counter.names import DEFAULT_NAMES
 from counter.refusals import Refusal
@@ -33,18 +33,16 @@ def explain(error: Refusal) -> str:
     A refusal may carry another as a detail (which match of a file, and why): both
     are translated.
     """
-    if not error.params:
-        return str(gettext(error.message))
     params = {
         name: explain(value) if isinstance(value, Refusal) else value
         for name, value in error.params.items()
     }
-    return str(gettext(error.message, **params))
+    return translate(error.message, **params)
 
 
 def default_names() -> tuple[str, str]:
     """What the players are called until they give their names, in this language."""
-    return (str(gettext(DEFAULT_NAMES[0])), str(gettext(DEFAULT_NAMES[1])))
+    return (translate(DEFAULT_NAMES[0]), translate(DEFAULT_NAMES[1]))
 
 
 def current_language() -> str:
@@ -58,6 +56,12 @@ def _catalogue() -> Any:
     if catalogue is None:
         catalogue = g.catalogue = get_translations()
     return catalogue
+
+
+def translate(message: str, **params: object) -> str:
+    """``message`` in this request's language, filled in: gettext at a fraction of the cost."""
+    text = str(_catalogue().ugettext(message))
+    return text % params if params else text
 
 
 def _template_gettext(message: str) -> str:

@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from flask import g
-from flask_babel import format_decimal, gettext, lazy_gettext
+from flask_babel import format_decimal, lazy_gettext
 
 from counter import i18n
 from counter.scoring import PRESETS, HouseRules, Outcome
+
+gettext = i18n.translate  # the per-request catalogue, cheaper than Flask-Babel's own
 
 # What each outcome is called on its button, and when to tap it, seen from the
 # player who receives the points.
