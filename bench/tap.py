@@ -69,9 +69,9 @@ def taps(page: Page, count: int, *, score: str = SCORE, undo: bool = True) -> li
     for done in range(1, count + 1):
         win.tap()
         page.wait_for_function("count => window.__taps.length === count", arg=done)
+        page.wait_for_timeout(650)  # past the double-tap window: a tap, not the same tap
         if undo:
             page.locator(".undo button").evaluate("button => button.click()")  # not timed
-        page.wait_for_timeout(650)  # past the double-tap window
     return list(page.evaluate("window.__taps"))
 
 
