@@ -601,6 +601,30 @@ def test_a_tap_refused_by_the_server_is_named(browser: Browser, server: str) -> 
     second.close()
 
 
+def test_taps_waiting_for_a_deleted_match_are_dropped_with_a_message(
+    browser: Browser, server: str
+) -> None:
+    context = phone(browser, server)
+    page = context.new_page()
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    match_id = server_match(page)["id"]
+    context.set_offline(True)
+    tap(page, 2, "schwarz")
+    other = phone(browser, server)
+    other.add_cookies(context.cookies())
+    deleting = other.new_page()
+    deleting.goto("/")
+    deleting.evaluate(f"fetch('/api/matches/{match_id}', {{method: 'DELETE'}})")
+    context.set_offline(False)
+    refused = page.locator("[data-status] .message.error")
+    expect(refused).to_contain_text("Not recorded: +3 Player 2 · Schwarz. That match was deleted")
+    all_saved(page)
+    other.close()
+    context.close()
+
+
 def test_the_page_opened_offline_shows_the_match_not_an_old_copy(
     browser: Browser, server: str
 ) -> None:
