@@ -199,10 +199,19 @@ async function refresh() {
   try {
     state.match = await call("GET", "/api/matches/current");
   } catch (error) {
-    if (error instanceof Gone) location.reload(); // nothing left here: the server draws a blank
-    return;
+    if (!(error instanceof Gone)) return;
+    state.match = blankAfter(state.match); // no match left here: a new one, not yet stored
   }
   save();
+}
+
+// What the counter shows when this browser has no match: the same players, nothing played.
+function blankAfter(match) {
+  const players = match.players.map((player) => ({ ...player, score: 0, games: 0 }));
+  return {
+    ...match, id: null, uid: null, deals: [], players, winner: null, finished: false,
+    dealer: match.first_dealer, leader: 3 - match.first_dealer,
+  };
 }
 
 // --- showing the match ----------------------------------------------------------------------------
