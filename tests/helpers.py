@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Callable
 from typing import Any
 
+from flask import Flask
 from flask.testing import FlaskClient
 
 
@@ -70,3 +73,29 @@ def press(client: FlaskClient, action: str, **fields: str) -> Any:
     if action != "/new":
         del form["uid"]
     return client.post(action, data={**form, **fields})
+
+
+def same_browser(app: Flask, client: FlaskClient) -> FlaskClient:
+    """Another client holding ``client``'s cookie: the same browser, its own connection."""
+    cookie = client.get_cookie("session")
+    assert cookie is not None, "the browser has no cookie yet"
+    twin = app.test_client()
+    twin.set_cookie("session", cookie.value)
+    return twin
+
+
+def at_once(requests: list[Callable[[], Any]]) -> list[int]:
+    """Send ``requests`` from threads released together; the statuses, in finishing order."""
+    barrier = threading.Barrier(len(requests))
+    statuses: list[int] = []
+
+    def send(request: Callable[[], Any]) -> None:
+        barrier.wait()
+        statuses.append(request().status_code)
+
+    threads = [threading.Thread(target=send, args=(request,)) for request in requests]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return statuses

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
 from datetime import timedelta
 
 from flask import Flask
@@ -12,7 +11,7 @@ from sqlalchemy import func, select, update
 
 from counter.models import DeviceLink, db, utcnow
 
-from helpers import api_deal, api_play, api_start, submit
+from helpers import api_deal, api_play, api_start, at_once, same_browser, submit
 
 
 def make_link(client: FlaskClient) -> str:
@@ -179,11 +178,8 @@ def test_forgetting_other_devices_gives_this_browser_a_new_key(
 def test_a_double_tap_on_forget_loses_nothing(app: Flask, client: FlaskClient) -> None:
     match = api_start(client)
     form = {**forget_form(client), "confirmed": "1"}
-    old = client.get_cookie("session")
-    assert old is not None
-    first, second = app.test_client(), app.test_client()
+    first, second = same_browser(app, client), same_browser(app, client)
     for browser in (first, second):  # both taps leave with the old cookie
-        browser.set_cookie("session", old.value)
         assert browser.post("/devices/forget", data=form).status_code == 302
     for browser in (first, second):
         assert browser.get(f"/api/matches/{match['id']}").status_code == 200
@@ -199,18 +195,9 @@ def test_a_one_time_link_is_used_once_however_many_try_at_once(
     for phone in phones:
         page = phone.get(link).get_data(as_text=True)
         tokens[phone] = page.split('name="csrf_token" value="')[1].split('"')[0]
-    barrier = threading.Barrier(len(phones))
-    statuses: list[int] = []
-
-    def use(phone: FlaskClient) -> None:
-        barrier.wait()
-        statuses.append(phone.post(link, data={"csrf_token": tokens[phone]}).status_code)
-
-    threads = [threading.Thread(target=use, args=(phone,)) for phone in phones]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = at_once(
+        [lambda p=phone: p.post(link, data={"csrf_token": tokens[p]}) for phone in phones]
+    )
     assert sorted(statuses) == [302] + [410] * 7
     with app.app_context():
         assert (

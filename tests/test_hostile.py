@@ -18,7 +18,7 @@ from counter.models import db
 from counter.services import archive
 
 from conftest import make_app
-from helpers import api_deal, api_play, api_start, submit
+from helpers import api_deal, api_play, api_start, at_once, same_browser, submit
 
 HUGE = "9" * 5000  # more digits than Python turns into an int without complaint
 
@@ -285,22 +285,8 @@ def test_six_identical_imports_at_once_add_each_match_once(app: Flask) -> None:
     file = document(*[a_match(f"{n:032x}") for n in range(30)])
     browser = app.test_client()
     api_start(browser)
-    cookie = browser.get_cookie("session")
-    assert cookie is not None
-    statuses: list[int] = []
-    barrier = threading.Barrier(6)
-
-    def load() -> None:
-        phone = app.test_client()  # the same browser, one request at a time each
-        phone.set_cookie("session", cookie.value)
-        barrier.wait()
-        statuses.append(phone.post("/api/import", json=file).status_code)
-
-    threads = [threading.Thread(target=load) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    phones = [same_browser(app, browser) for _ in range(6)]
+    statuses = at_once([lambda p=phone: p.post("/api/import", json=file) for phone in phones])
     assert all(status in (200, 201, 422) for status in statuses), statuses
     assert browser.get("/api/matches?page=2").json["matches"][-1]["id"] is not None
     total = sum(len(browser.get(f"/api/matches?page={page}").json["matches"]) for page in (1, 2))
@@ -424,22 +410,9 @@ def test_the_language_switch_goes_home_for_a_broken_address(
 def test_the_same_uid_sent_eight_times_at_once_starts_one_match(app: Flask) -> None:
     browser = app.test_client()
     api_start(browser)
-    cookie = browser.get_cookie("session")
-    assert cookie is not None
-    statuses: list[int] = []
-    barrier = threading.Barrier(8)
-
-    def start() -> None:
-        phone = app.test_client()
-        phone.set_cookie("session", cookie.value)
-        barrier.wait()
-        statuses.append(phone.post("/api/matches", json={"uid": "c" * 32}).status_code)
-
-    threads = [threading.Thread(target=start) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    phones = [same_browser(app, browser) for _ in range(8)]
+    uid = {"uid": "c" * 32}
+    statuses = at_once([lambda p=phone: p.post("/api/matches", json=uid) for phone in phones])
     assert sorted(statuses) == [200] * 7 + [201]
     assert len(browser.get("/api/matches").json["matches"]) == 2
 
