@@ -36,6 +36,13 @@ ENVIRONMENT = {
     "RATELIMIT_LINKS": "RATELIMIT_LINKS",
 }
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
+# On PostgreSQL: a database that does not answer fails a request within 3 s (503, try
+# again) instead of holding it for minutes; and every pooled connection is pinged
+# before use, so that after the database comes back no request gets one it dropped.
+POSTGRESQL_ENGINE_OPTIONS: dict[str, Any] = {
+    "pool_pre_ping": True,
+    "connect_args": {"connect_timeout": 3},
+}
 
 
 def configure(
@@ -68,6 +75,9 @@ def configure(
     else:
         app.config.from_mapping(test_config)
     app.config["SQLALCHEMY_DATABASE_URI"] = database_url(app.config["SQLALCHEMY_DATABASE_URI"])
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = engine_options(
+        app.config["SQLALCHEMY_DATABASE_URI"], app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {})
+    )
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
         instance.mkdir(parents=True, exist_ok=True)
     if production:
@@ -104,6 +114,17 @@ def database_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url.removeprefix(prefix)
     return url
+
+
+def engine_options(url: str, configured: Mapping[str, Any]) -> dict[str, Any]:
+    """SQLAlchemy's engine options: those configured, over ours for PostgreSQL."""
+    if not url.startswith("postgresql"):
+        return dict(configured)
+    connect_args = {
+        **POSTGRESQL_ENGINE_OPTIONS["connect_args"],
+        **configured.get("connect_args", {}),
+    }
+    return {**POSTGRESQL_ENGINE_OPTIONS, **configured, "connect_args": connect_args}
 
 
 def check_key(key: str, *, strict: bool, name: str = "SECRET_KEY") -> str:

@@ -3,6 +3,9 @@
 A :class:`~counter.refusals.Refusal` carries its own status. On a page, a refused
 form is shown again with the message (the view says which page shows it, see
 :func:`counter.web.forms.shows_again`); any other refusal gets the error page.
+A database that does not answer (down, cut off, a file that cannot be opened) is
+a :class:`~counter.refusals.Busy` wait too: 503 with ``Retry-After``, and the
+phone's outbox sends the tap again.
 """
 
 from __future__ import annotations
@@ -12,12 +15,14 @@ from typing import Any, ParamSpec, TypeVar
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask_babel import gettext, lazy_gettext
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 from werkzeug.routing import RequestRedirect
 
 from counter import i18n
 from counter.models import db
-from counter.refusals import Refusal
+from counter.refusals import N_, Busy, Refusal
 
 API_PREFIX = "/api/"
 
@@ -123,13 +128,33 @@ def _allowed_methods(error: MethodNotAllowed) -> list[str]:
     return allowed
 
 
+def roll_back() -> None:
+    """End the session's transaction, even when the connection under it is gone."""
+    try:
+        db.session.rollback()
+    except SQLAlchemyError:
+        # The rollback could not reach the database: drop the connection, never pool it.
+        db.session().invalidate()
+
+
+def _database_not_answering(error: OperationalError | PoolTimeout) -> Response:
+    # The cause (refused, cut off, timed out), not the statement with the players' names.
+    cause = error.orig if isinstance(error, OperationalError) else error
+    current_app.logger.warning("The database is not answering: %s", cause)
+    roll_back()
+    wait = Busy(N_("The counter's database is not answering just now; try again in a moment."))
+    return error_response(i18n.explain(wait), wait.status, _retry_headers(wait.retry_after))
+
+
 def _unexpected(_error: InternalServerError) -> Response:
     # Flask has logged the cause; leave no half-done transaction behind.
-    db.session.rollback()
+    roll_back()
     return error_response(gettext("Something went wrong on our side; nothing was changed."), 500)
 
 
 def init_app(app: Flask) -> None:
     app.register_error_handler(Refusal, _refused)
     app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(OperationalError, _database_not_answering)
+    app.register_error_handler(PoolTimeout, _database_not_answering)
     app.register_error_handler(InternalServerError, _unexpected)

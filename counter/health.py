@@ -1,4 +1,10 @@
-"""A health check for load balancers and uptime monitors: is the database answering?"""
+"""A health check for load balancers and uptime monitors: each dependency and its state.
+
+``status`` is "ok" when everything answers; "degraded" (still 200: the counter
+serves, its rate limits counted in each process's memory) when only the shared
+rate-limit store does not; "unavailable" (503) when the database does not answer.
+Cheap enough to poll: one query and, with Redis, one PING of half a second at most.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +12,41 @@ from flask import Blueprint
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from counter import limits
+from counter.errors import roll_back
 from counter.models import db
 
-bp = Blueprint("health", __name__)
+bp = limits.limiter.exempt(Blueprint("health", __name__))
 
 
 @bp.get("/health")
 def health() -> tuple[dict[str, str], int]:
-    """200 when a query goes through, 503 when the database cannot be reached."""
+    """200 while the database answers, 503 when it does not; Redis down is "degraded"."""
+    database_answers = _database_answers()
+    rate_limits, as_configured = _rate_limits()
+    state = {
+        "database": "ok" if database_answers else "not answering",
+        "rate_limits": rate_limits,
+    }
+    if not database_answers:
+        return {"status": "unavailable", **state}, 503
+    return {"status": "ok" if as_configured else "degraded", **state}, 200
+
+
+def _database_answers() -> bool:
     try:
         db.session.execute(text("SELECT 1"))
     except SQLAlchemyError:
-        db.session.rollback()
-        return {"status": "unavailable", "database": "not answering"}, 503
-    return {"status": "ok", "database": "ok"}, 200
+        roll_back()
+        return False
+    return True
+
+
+def _rate_limits() -> tuple[str, bool]:
+    """Where the limits are counted, and whether that is where they were configured to be."""
+    kind = limits.storage_kind()
+    if kind in {"memory", "off"}:
+        return kind, True
+    if limits.storage_answers():
+        return f"{kind} ok", True
+    return f"{kind} down, limits kept in memory", False

@@ -6,6 +6,11 @@ never limited. Counts are kept in memory (one process, the quick start) or in
 Redis when ``RATELIMIT_STORAGE_URI`` names one, so that every worker and server
 shares them. A request over a limit answers 429 with ``Retry-After``, in the
 language of the page.
+
+The limits are a safety net and never take the counter down with them: while
+Redis does not answer, each process counts in its own memory. Flask-Limiter tries
+Redis again on a request after 1 s, then after 2, 4, ... up to 32 s, and counts
+there again as soon as it answers.
 """
 
 from __future__ import annotations
@@ -15,11 +20,13 @@ import math
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, current_app
 from flask_babel import ngettext
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
+from limits.storage import MemoryStorage, RedisStorage
 
 from counter.browser import browser_key
 from counter.errors import error_response
@@ -34,7 +41,12 @@ DEFAULTS = {
     "RATELIMIT_LINKS": "30 per hour",  # device links made and used, share links made
     # Reads that cost in proportion to a whole history: exports and statistics.
     "RATELIMIT_HEAVY_READS": "60 per hour",
+    # A store that does not answer (Redis down) means counting in memory, not refusing taps.
+    "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
 }
+# A Redis that hangs rather than refuses costs a request half a second, once: then
+# the counts are kept in memory until it answers again.
+REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 
 
 def per_address() -> str:
@@ -102,8 +114,24 @@ heavy_reads = _both("RATELIMIT_HEAVY_READS", "heavy-reads")
 def init_app(app: Flask) -> None:
     for name, value in DEFAULTS.items():
         app.config.setdefault(name, value)
+    if urlsplit(app.config["RATELIMIT_STORAGE_URI"]).scheme in RedisStorage.STORAGE_SCHEME:
+        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", REDIS_OPTIONS)
     limiter.init_app(app)
     app.register_error_handler(RateLimitExceeded, _too_many)
+
+
+def storage_kind() -> str:
+    """Where the limits are counted: "memory" (each process its own), "redis", or "off"."""
+    if not current_app.config["RATELIMIT_ENABLED"]:
+        return "off"
+    if isinstance(limiter.storage, MemoryStorage):
+        return "memory"
+    return (limiter.storage.STORAGE_SCHEME or ["storage"])[0]
+
+
+def storage_answers() -> bool:
+    """Whether the store answers now: for Redis one PING, within the short timeout above."""
+    return limiter.storage.check()
 
 
 def _too_many(_error: RateLimitExceeded) -> Response:

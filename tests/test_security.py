@@ -13,6 +13,7 @@ from sqlalchemy import event
 from counter import create_app
 from counter.models import db
 
+from conftest import make_app
 from helpers import api_play, api_start, page_form, tap
 
 
@@ -100,7 +101,16 @@ def test_behind_a_trusted_proxy_https_is_recognised(migrated_database: str) -> N
 def test_health_answers_ok_when_the_database_does(client: FlaskClient) -> None:
     response = client.get("/health")
     assert response.status_code == 200
-    assert response.json == {"status": "ok", "database": "ok"}
+    assert response.json == {"status": "ok", "database": "ok", "rate_limits": "off"}
+
+
+def test_health_names_memory_as_where_the_quick_start_counts_limits(app: Flask) -> None:
+    limited = make_app(app.config["SQLALCHEMY_DATABASE_URI"], RATELIMIT_ENABLED=True)
+    response = limited.test_client().get("/health")
+    assert response.status_code == 200
+    assert response.json == {"status": "ok", "database": "ok", "rate_limits": "memory"}
+    with limited.app_context():
+        db.engine.dispose()
 
 
 def test_health_answers_503_when_the_database_does_not(tmp_path: Path) -> None:
@@ -113,7 +123,11 @@ def test_health_answers_503_when_the_database_does_not(tmp_path: Path) -> None:
     )
     response = app.test_client().get("/health")
     assert response.status_code == 503
-    assert response.json["status"] == "unavailable"
+    assert response.json == {
+        "status": "unavailable",
+        "database": "not answering",
+        "rate_limits": "memory",
+    }
 
 
 @pytest.fixture
