@@ -61,6 +61,8 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     # Templates are indented for people; phones need not download the indentation.
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
+    # Nor the spaces after commas and colons in the data a page hands to its script.
+    app.jinja_env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
     db.init_app(app)
     migrate.init_app(app, db)
     app.url_map.converters["match_id"] = PositiveIdConverter

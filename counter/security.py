@@ -34,7 +34,6 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
-    "Cross-Origin-Opener-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
 }
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -90,7 +89,10 @@ def _add_headers(response: Response) -> Response:
     if request.endpoint not in PUBLIC_ENDPOINTS:
         response.headers["Cache-Control"] = "no-store"
     if request.is_secure:
+        # Both mean something only over HTTPS; at a plain-http LAN address a browser
+        # ignores the opener policy and says so in the console of every page.
         response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+        response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
     return response
 
 

@@ -13,7 +13,9 @@ const $$ = (selector, within = root) => [...within.querySelectorAll(selector)];
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
 const STORE = "santase-counter";
-const newId = () => crypto.randomUUID().replaceAll("-", "");
+// 128 random bits as 32 hex digits. crypto.getRandomValues works on every page;
+// crypto.randomUUID only in a secure context, which http://<LAN address> is not.
+const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 // Each outcome's name, as its button says it.
 const named = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
 
@@ -22,6 +24,10 @@ const named = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textConten
 let state; // {match, tables, rule_names, outbox: [change], ids: {uid: id}}
 let lastTap = { key: null, at: -Infinity };
 let refusals = []; // the taps the server refused since the player's last change
+// An error of this page's own: in a tap (shown until the player's next change) or in
+// sending the outbox (until it has all gone through).
+let fault = null;
+let syncFault = null;
 // When a tap changed the board last: a finger's second tap that soon lands on whatever the
 // first one brought under it (the New match of a won match, the Undo moving up), and is
 // the same tap, not an order.
@@ -63,6 +69,7 @@ const view = () => fold(state.match, state.outbox, state);
 // Each change carries what the player tapped, in words: a refusal names it.
 function enqueue(change) {
   refusals = [];
+  fault = null;
   state.outbox.push({ ...change, at: Date.now() });
   save();
   render();
@@ -87,21 +94,30 @@ let sending = false;
 let retryDelay = 1000;
 let retryTimer = null;
 
-class Refused extends Error {}
-class Gone extends Error {}
+class Refused extends Error {} // the counter said no: the change is dropped and named
+class Gone extends Error {} // the match is no longer there
+class Unreachable extends Error {} // no answer from the counter: the change waits its turn
 
 async function call(method, path, body) {
-  const response = await fetch(path, {
-    method, credentials: "same-origin",
-    headers: body ? { "Content-Type": "application/json" } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method, credentials: "same-origin",
+      headers: body ? { "Content-Type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (error) {
+    throw new Unreachable(error.message); // offline, or the connection broke
+  }
   if (response.status === 204) return null;
-  const answer = await response.json().catch(() => null);
-  if (response.ok) return answer;
-  // A full server, a busy database, too many requests: the change waits its turn.
-  if (response.status >= 500 || response.status === 429) throw new Error(answer?.error ?? "");
-  throw new (response.status === 404 ? Gone : Refused)(answer?.error ?? words.failed);
+  const answer = await response.json().catch(() => undefined);
+  if (response.ok && answer !== undefined) return answer;
+  // A busy server or database, too many requests, or an answer that is not the counter's
+  // (a proxy's timeout, a Wi-Fi login page): the change waits its turn.
+  if (response.ok || response.status >= 500 || response.status === 429 || answer?.error === undefined) {
+    throw new Unreachable(answer?.error ?? response.statusText);
+  }
+  throw new (response.status === 404 ? Gone : Refused)(answer.error);
 }
 
 function request(change) {
@@ -129,6 +145,7 @@ function request(change) {
 }
 
 function answered(change, match) {
+  if (match && typeof match.uid !== "string") throw new TypeError("the answer holds no match");
   if (match) {
     state.ids[match.uid] = match.id;
     // The server's truth for that match, deals from another phone included.
@@ -151,13 +168,25 @@ function refused(change, error) {
   save();
 }
 
-// One tab of this browser sends at a time, from what is stored; the others show it.
-const alone = (task) => (navigator.locks ? navigator.locks.request(STORE, task) : task());
-const flush = () => alone(flushNow);
+// One tab of this browser sends at a time, from what is stored; the others show it. Web
+// Locks choose it; over plain http, where there are none, a lease does (lease.js).
+let sender = null; // the lease, once loaded
+
+async function alone(task) {
+  if (navigator.locks) return navigator.locks.request(STORE, task);
+  sender ??= import("./lease.js").then((module) => module.lease(`${STORE}-sender`, newId()));
+  const lease = await sender;
+  return lease.alone(task, () => {
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(flush, lease.expires); // should the sending tab be closed meanwhile
+  });
+}
+
+const flush = () => alone(flushNow).catch(fail);
 // Back online, back on screen, or just opened: send what waits, then look at the server.
 const wakeUp = () => {
   retryDelay = 1000;
-  alone(async () => { await flushNow(); await refresh(); render(); });
+  alone(async () => { await flushNow(); await refresh(); render(); }).catch(fail);
 };
 
 async function flushNow() {
@@ -182,8 +211,11 @@ async function flushNow() {
       retryDelay = 1000;
       render();
     }
-  } catch {
-    // No network, or the server is busy: try again later, each time waiting longer.
+    syncFault = null;
+  } catch (error) {
+    // No network, or the server is busy: try again later, each time waiting longer. Any
+    // other error is this page's own: it is shown, never taken for a bad line.
+    if (!(error instanceof Unreachable)) fail(error); // while sending: until it goes through
     retryTimer = setTimeout(flush, retryDelay);
     retryDelay = Math.min(retryDelay * 2, 30000);
   } finally {
@@ -199,7 +231,8 @@ async function refresh() {
   try {
     state.match = await call("GET", "/api/matches/current");
   } catch (error) {
-    if (!(error instanceof Gone)) return;
+    if (error instanceof Unreachable) return; // what this phone has stands
+    if (!(error instanceof Gone)) throw error;
     state.match = blankAfter(state.match); // no match left here: a new one, not yet stored
   }
   save();
@@ -318,23 +351,43 @@ function render() {
   $(".deals tbody").replaceChildren(...rows);
   $(".deals").hidden = rows.length === 0;
   $(".empty").hidden = rows.length > 0;
+  showSync();
+  document.title = `${first.name} ${score} ${second.name} · ${document.title.split(" · ").pop()}`;
+  keepAwake(!match.finished);
+}
+
+// "All saved" only when the server has confirmed every change, and no error of this page
+// may have lost one.
+function showSync() {
   const waiting = state.outbox.length;
   const sync = $("[data-sync]");
   const count = waiting === 0 ? words.saved : waiting === 1 ? words.waitingOne : say(words.waiting, { count: waiting });
-  sync.textContent = navigator.onLine ? count : `${words.offline} · ${count}`;
-  sync.classList.toggle("waiting", waiting > 0);
-  document.title = `${first.name} ${score} ${second.name} · ${document.title.split(" · ").pop()}`;
-  keepAwake(!match.finished);
+  const reason = fault ?? syncFault;
+  if (reason) sync.textContent = say(words.notSaved, { reason });
+  else sync.textContent = navigator.onLine ? count : `${words.offline} · ${count}`;
+  sync.classList.toggle("waiting", waiting > 0 || reason !== null);
+  sync.classList.toggle("fault", reason !== null);
+}
+
+// An error of this page's own, in a tap, a sync or a drawing: logged, and said where the
+// player looks, with the taps kept in the outbox for the next try.
+function fail(error) {
+  console.error(error);
+  const reason = say(words.scriptFailed, { error: error?.message ?? String(error) });
+  if (sending) syncFault = reason;
+  else fault = reason;
+  notify(say(words.notSaved, { reason }), { error: true });
+  showSync();
 }
 
 // One line under the score: what the last tap did, with its Undo, or what went wrong.
 // It never moves a button, and a confirmation leaves by itself after a few seconds.
 let notifyTimer = null;
 
-function notify(text, { error = false, undo = false } = {}) {
+function notify(text, { error = false, undo = false, stays = false } = {}) {
   const box = $("[data-status]");
   const message = document.createElement("p");
-  message.className = error ? "message error" : "message";
+  message.className = error ? "message error" : stays ? "message stays" : "message";
   const line = document.createElement("span");
   line.textContent = text;
   message.append(line);
@@ -351,10 +404,10 @@ function notify(text, { error = false, undo = false } = {}) {
 }
 
 // A confirmation leaves after a few seconds (its Undo stays in the Undo button and the
-// deal list); a refusal stays until the next tap. A long one opens in full when tapped.
+// deal list); a refusal or a note stays until the next tap. A long one opens in full when tapped.
 function fade(box) {
   clearTimeout(notifyTimer);
-  if (!$(".error", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
+  if (!$(".error, .stays", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
 }
 
 function announce(match) {
@@ -510,8 +563,18 @@ if (root) {
     const handler = handlers[event.target.dataset.action];
     if (!handler) return;
     event.preventDefault();
-    handler(event.target, event.submitter);
+    Promise.resolve().then(() => handler(event.target, event.submitter)).catch(fail);
   });
+  window.addEventListener("error", (event) => fail(event.error ?? event.message));
+  window.addEventListener("unhandledrejection", (event) => fail(event.reason));
+  window.addEventListener("pagehide", () => sender?.then((lease) => lease.release()));
+  // Over plain http at the computer's address the server adds a note on what needs HTTPS
+  // (installing, opening without a network): said once in this browser, then left out.
+  const note = $("[data-plain-http]");
+  try {
+    if (note && (window.isSecureContext || localStorage.getItem(`${STORE}-http-noted`))) note.remove();
+    else if (note) localStorage.setItem(`${STORE}-http-noted`, "1");
+  } catch { /* no storage: the note stays */ }
   window.addEventListener("online", wakeUp);
   window.addEventListener("offline", render);
   // Another phone with these matches may have played meanwhile: look now and then.
@@ -524,40 +587,3 @@ if (root) {
 }
 
 if (root) document.addEventListener("visibilitychange", () => keepAwake(wantAwake));
-
-const display = document.querySelector(".display");
-const darkQuery = matchMedia("(prefers-color-scheme: dark)");
-
-function applyDisplay() {
-  const theme = localStorage.getItem("theme");
-  const dark = theme ? theme === "dark" : darkQuery.matches;
-  document.documentElement.dataset.theme = dark ? "dark" : "light";
-  display.querySelector("[data-theme-toggle]").setAttribute("aria-pressed", String(dark));
-  const facing = localStorage.getItem("facing") === "on";
-  document.body.classList.toggle("facing", facing);
-  display.querySelector("[data-facing-toggle]").setAttribute("aria-pressed", String(facing));
-}
-
-if (display) {
-  display.hidden = false;
-  display.querySelector("[data-theme-toggle]").addEventListener("click", () => {
-    localStorage.setItem("theme", document.documentElement.dataset.theme === "dark" ? "light" : "dark");
-    applyDisplay();
-  });
-  display.querySelector("[data-facing-toggle]").addEventListener("click", () => {
-    localStorage.setItem("facing", document.body.classList.contains("facing") ? "off" : "on");
-    applyDisplay();
-  });
-  darkQuery.addEventListener("change", applyDisplay);
-  applyDisplay();
-}
-
-// Dates in the phone's own time zone.
-const language = document.documentElement.lang;
-const locale = navigator.languages.find((each) => each.startsWith(language)) ?? language;
-const dates = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
-for (const time of document.querySelectorAll("time[datetime]")) {
-  time.textContent = dates.format(new Date(time.dateTime));
-}
-
-if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});

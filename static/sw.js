@@ -3,10 +3,11 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v3";
+const SHELL = "santase-shell-v4";
 const ASSETS = [
   "/",
   "/static/counter.css",
+  "/static/page.js",
   "/static/counter.js",
   "/static/standing.js",
   "/static/icon.svg",

@@ -50,7 +50,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    # A name for this computer as a phone on the home Wi-Fi reaches it: not localhost, so
+    # plain http there is no secure context (see the section on plain http below).
+    "--host-resolver-rules=MAP counter.test 127.0.0.1",
 ]
+LAN_NAME = "counter.test"
 START = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
 SAME_TAP_MS = 600  # as in counter.js: the same button again this soon is the same tap
 
@@ -644,6 +648,226 @@ def test_the_page_opened_offline_shows_the_match_not_an_old_copy(
     expect(score(page, 2)).to_have_text("1")
     expect(page.locator(".record")).to_be_visible()
     context.close()
+
+
+# --- at the computer's address on the home Wi-Fi: plain http, no secure context ---------------
+
+
+@pytest.fixture(scope="module")
+def lan_server(server: str) -> str:
+    """The same server at a name that maps to loopback, as a phone on the Wi-Fi reaches it."""
+    return server.replace("127.0.0.1", LAN_NAME)
+
+
+@pytest.fixture
+def lan_page(browser: Browser, lan_server: str) -> Iterator[Page]:
+    """A phone at http://counter.test:<port>; the service worker would register if it could."""
+    context = phone(browser, lan_server, service_workers="allow")
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def page_errors(page: Page) -> list[str]:
+    """Every uncaught error and console error of ``page`` from now on."""
+    seen: list[str] = []
+    page.on("pageerror", lambda error: seen.append(str(error)))
+    page.on(
+        "console", lambda message: seen.append(message.text) if message.type == "error" else None
+    )
+    return seen
+
+
+def test_a_plain_http_address_offers_none_of_the_secure_context_apis(lan_page: Page) -> None:
+    lan_page.goto("/")
+    assert lan_page.evaluate(
+        """({
+            secure: isSecureContext,
+            randomUUID: typeof crypto.randomUUID,
+            locks: "locks" in navigator,
+            serviceWorker: "serviceWorker" in navigator,
+            wakeLock: "wakeLock" in navigator,
+        })"""
+    ) == {
+        "secure": False,
+        "randomUUID": "undefined",
+        "locks": False,
+        "serviceWorker": False,
+        "wakeLock": False,
+    }
+
+
+def test_at_a_plain_http_address_taps_undo_and_settings_reach_the_server_once(
+    lan_page: Page,
+) -> None:
+    page = lan_page
+    errors = page_errors(page)
+    sent = posts_of_deals(page)
+    page.goto("/")
+    name_players(page, "Ivan", "Maria")
+    page.locator(".first-dealer").nth(1).click()
+    page.locator(".targets button[value='15']").click()
+    tap(page, 1, "schwarz")
+    tap(page, 2, "schneider")
+    tap(page, 1, "normal")
+    next_tap(page)
+    page.locator(".undo button").click()
+    expect(page.locator(".deals tbody tr")).to_have_count(2)
+    page.select_option("#rule-failed_close", "always_3")
+    page.locator(".rules-form button").click()
+    tap(page, 2, "failed_close")
+    all_saved(page)
+    server = server_match(page)
+    assert [player["name"] for player in server["players"]] == ["Ivan", "Maria"]
+    assert (server["target"], server["first_dealer"], server["rules"]["failed_close"]) == (
+        15,
+        2,
+        "always_3",
+    )
+    assert [(deal["player"], deal["outcome"], deal["points"]) for deal in server["deals"]] == [
+        (1, "schwarz", 3),
+        (2, "schneider", 2),
+        (2, "failed_close", 3),
+    ]
+    assert len(sent) == 4  # each tap sent once, the undone one too
+    expect(score(page, 2)).to_have_text("5")
+    assert errors == []
+
+
+def test_at_a_plain_http_address_a_slow_line_and_a_reload_lose_no_tap(lan_page: Page) -> None:
+    page = lan_page
+    errors = page_errors(page)
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    network = page.context.new_cdp_session(page)
+    network.send("Network.enable")
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 2000, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    tap(page, 2, "schwarz")
+    tap(page, 1, "schneider")
+    expect(page.locator("[data-sync]")).to_contain_text("waiting to send")
+    page.reload()  # with a request on the line and one waiting in this phone's storage
+    expect(page.locator(".deals tbody tr")).to_have_count(3)
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    all_saved(page)
+    assert [deal["outcome"] for deal in server_match(page)["deals"]] == [
+        "normal",
+        "schwarz",
+        "schneider",
+    ]
+    expect(score(page, 1)).to_have_text("3")
+    assert errors == []
+
+
+def test_two_tabs_at_a_plain_http_address_send_each_tap_once(
+    browser: Browser, lan_server: str
+) -> None:
+    """Without Web Locks a lease in the browser's storage chooses the one tab that sends."""
+    context = phone(browser, lan_server)
+    sent: list[Request] = []
+    context.on(  # those that reached the server: offline tries fail on the phone
+        "requestfinished",
+        lambda request: sent.append(request) if request.method == "POST" else None,
+    )
+    first, second = context.new_page(), context.new_page()
+    first.goto("/")
+    tap(first, 1, "normal")
+    all_saved(first)
+    second.goto("/")
+    context.set_offline(True)
+    for seat in (2, 1, 2):
+        tap(first, seat, "schneider")
+    expect(second.locator(".deals tbody tr")).to_have_count(4)  # shown in the other tab too
+    context.set_offline(False)  # both tabs are told, and both would send
+    all_saved(first)
+    all_saved(second)
+    assert len(server_match(first)["deals"]) == 4
+    assert len([request for request in sent if request.url.endswith("/deals")]) == 4
+    context.close()
+
+
+def test_at_a_plain_http_address_what_needs_https_is_said_once(lan_page: Page) -> None:
+    lan_page.goto("/")
+    note = lan_page.locator("[data-status] .message")
+    expect(note).to_contain_text("cannot install it or open it without a network")
+    lan_page.reload()
+    expect(lan_page.locator(".counter")).to_be_visible()
+    expect(note).to_have_count(0)
+
+
+def test_the_https_note_is_not_shown_where_the_page_is_a_secure_context(page: Page) -> None:
+    page.goto("/")
+    expect(page.locator("[data-sync]")).to_have_text("All saved")
+    expect(page.locator("[data-status] .message")).to_have_count(0)
+
+
+# --- the status line never lies -------------------------------------------------------------------
+
+
+def test_an_error_of_the_page_during_a_tap_is_shown_as_not_saved(lan_page: Page) -> None:
+    page = lan_page
+    errors = page_errors(page)
+    page.goto("/")
+    page.evaluate(
+        "() => { crypto.getRandomValues = () => { throw new Error('no randomness here'); }; }"
+    )
+    button(page, 1, "normal").click()
+    sync = page.locator("[data-sync]")
+    expect(sync).to_have_text(re.compile(r"^Not saved: .*no randomness here"))
+    expect(sync).to_have_class(re.compile("fault"))
+    expect(page.locator("[data-status] .message.error")).to_contain_text("no randomness here")
+    expect(score(page, 1)).to_have_text("0")
+    assert any("no randomness here" in error for error in errors)  # and logged
+
+
+def test_an_error_of_the_page_while_sending_is_shown_until_the_tap_goes_through(
+    page: Page,
+) -> None:
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    page.route(
+        "**/deals",
+        lambda route: route.fulfill(status=201, content_type="application/json", body="{}"),
+    )
+    tap(page, 2, "schwarz")
+    sync = page.locator("[data-sync]")
+    expect(sync).to_have_text(re.compile(r"^Not saved: .*the answer holds no match"))
+    expect(sync).to_have_class(re.compile("fault"))
+    page.unroute("**/deals")
+    expect(sync).to_have_text("All saved", timeout=15_000)  # the next try went through
+    assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "schwarz"]
+
+
+def test_an_answer_that_is_not_the_counters_keeps_the_tap_waiting(page: Page) -> None:
+    """A Wi-Fi login page answers 200 with HTML: that is no acknowledgement of the deal."""
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    login_pages: list[str] = []
+
+    def login_page(route: Route) -> None:
+        login_pages.append(route.request.url)
+        route.fulfill(status=200, content_type="text/html", body="<p>Log in to the Wi-Fi</p>")
+
+    page.route("**/deals", login_page)
+    tap(page, 2, "schwarz")
+    page.wait_for_function("document.querySelector('[data-sync]').textContent.length > 0")
+    for _ in range(100):  # answered, and tried again a second later
+        if len(login_pages) >= 2:
+            break
+        page.wait_for_timeout(100)
+    assert len(login_pages) >= 2
+    expect(page.locator("[data-sync]")).to_have_text("1 waiting to send")
+    page.unroute("**/deals")
+    all_saved(page)  # the next try reaches the counter
+    assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "schwarz"]
 
 
 # --- every phone, one screen ---------------------------------------------------------------------

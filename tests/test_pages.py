@@ -338,3 +338,23 @@ def test_a_double_tap_on_new_match_starts_one_match(client: FlaskClient) -> None
     client.post("/new", data=form)
     assert len(client.get("/api/matches").json["matches"]) == 2
     assert "This new match was started already; here it is." in text_of(client.get("/"))
+
+
+@pytest.mark.parametrize(
+    ("address", "noted"),
+    [
+        ("http://192.168.1.5:5000", True),  # the computer's address on the home Wi-Fi
+        ("http://santase-pc.local:5000", True),
+        ("http://[fe80::1]:5000", True),
+        ("http://localhost:5000", False),  # this computer itself: a secure context
+        ("http://127.0.0.1:5000", False),
+        ("http://[::1]:5000", False),
+        ("http://counter.localhost", False),
+        ("https://santase.example.org", False),
+    ],
+)
+def test_what_needs_https_is_noted_only_where_the_page_is_plain_http(
+    client: FlaskClient, address: str, noted: bool
+) -> None:
+    page = client.get("/", base_url=address).get_data(as_text=True)
+    assert ("data-plain-http" in page) is noted

@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 import uuid
 
-from flask import Blueprint, flash, redirect, render_template, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
@@ -52,6 +52,21 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
         error=None if error is None else i18n.explain(error),
         words=words.script_words(),
         state=state,
+        plain_http=plain_http(),
+    )
+
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+
+def plain_http() -> bool:
+    """Whether a browser takes this page for no secure context, as it does a phone at
+    ``http://<the computer's address>`` on the home Wi-Fi: plain http at a name that is
+    not this computer's own. There it cannot install the counter or keep it for offline use.
+    """
+    host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
+    return request.scheme == "http" and not (
+        host in LOOPBACK_NAMES or host.endswith(".localhost") or host.startswith("127.")
     )
 
 

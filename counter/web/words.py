@@ -118,6 +118,10 @@ def script_words() -> dict[str, Any]:
         "waiting": gettext("%(count)s waiting to send"),
         "waitingOne": gettext("1 waiting to send"),
         "saved": gettext("All saved"),
+        "notSaved": gettext("Not saved: %(reason)s"),
+        "scriptFailed": gettext(
+            "this page hit an error (%(error)s). Reload it; the taps listed are kept."
+        ),
         "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
         "failed": gettext("The server could not do that; nothing was changed."),
         "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
