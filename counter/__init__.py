@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +17,7 @@ except ImportError:  # Windows: one local process, nothing to race with
 
 from flask import Flask
 from flask_migrate import Migrate, upgrade
+from jinja2.ext import Extension
 from werkzeug.routing import IntegerConverter
 
 from counter import api, errors, health, i18n, limits, security, web
@@ -46,6 +48,16 @@ def _shipped_folder(name: str) -> str:
     return str(inside if inside.is_dir() else PACKAGE_DIR.parent / name)
 
 
+class Unindented(Extension):
+    """Templates without the indentation of their lines: HTML does not need it, phones
+    need not download it (the templates hold no <pre> or <textarea> that would)."""
+
+    INDENT = re.compile(r"^[ \t]+", re.MULTILINE)
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        return self.INDENT.sub("", source)
+
+
 def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool = False) -> Flask:
     """Build the app; ``test_config`` replaces what the environment would set.
 
@@ -61,8 +73,14 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     # Templates are indented for people; phones need not download the indentation.
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
-    # Nor the spaces after commas and colons in the data a page hands to its script.
-    app.jinja_env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
+    app.jinja_env.add_extension(Unindented)
+    # Nor spaces or escaped Cyrillic in the data a page hands to its script (the page is
+    # UTF-8; tojson still escapes what HTML would read).
+    app.jinja_env.policies["json.dumps_kwargs"] = {
+        "sort_keys": True,
+        "separators": (",", ":"),
+        "ensure_ascii": False,
+    }
     db.init_app(app)
     migrate.init_app(app, db)
     app.url_map.converters["match_id"] = PositiveIdConverter

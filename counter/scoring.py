@@ -3,7 +3,7 @@
 Pure Python on purpose: nothing here knows about Flask, SQL or HTTP, so the
 rules can be read, tested and reused on their own. Everything else in the
 project asks this module what a deal is worth, who deals and who has won; the
-page's script gets the same answers as data (:meth:`HouseRules.as_table`).
+page's script gets the same answers as data (:mod:`counter.rulebook`).
 
 The rules follow the rule pages named on the counter's rules page
 (templates/rules/); the defaults are those of the browser counter this one
@@ -11,7 +11,6 @@ replaces, and the other variants are house rules a table chooses per match.
 """
 
 import dataclasses
-import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -220,7 +219,7 @@ class HouseRules:
         return [outcome for outcome in Outcome if outcome not in hidden]
 
     def as_table(self) -> dict[str, Any]:
-        """What the page's script needs to score a tap itself: the same rules, as data.
+        """What a client needs to score a tap under these rules before the server answers.
 
         ``points`` holds only the outcomes these rules record; ``next_dealer`` says
         who deals after a deal that someone won (after a tie the dealer stays).
@@ -232,23 +231,6 @@ class HouseRules:
 
 
 DEFAULT_RULES = HouseRules()
-
-
-@cache
-def every_table() -> dict[str, dict[str, Any]]:
-    """:meth:`HouseRules.as_table` for every combination of house rules, for the page's script.
-
-    Keyed by the choices in the order of :meth:`HouseRules.switches`, joined by spaces
-    ("by_tricks always_2 winner not_recorded"): a change of rules made offline is
-    scored by these same rules.
-    """
-    switches = HouseRules.switches()
-    tables = {}
-    for choices in itertools.product(*(list(switch.kind) for switch in switches)):
-        chosen: dict[str, Any] = {s.name: c for s, c in zip(switches, choices, strict=True)}
-        rules = HouseRules(**chosen)
-        tables[" ".join(choice.value for choice in choices)] = rules.as_table()
-    return tables
 
 
 @dataclass(frozen=True)
@@ -382,7 +364,7 @@ class Standing:
     def winner(self) -> Seat | None:
         """The seat that reached the target; deals stop there, so at most one."""
         for seat in SEATS:
-            if self.score(seat) >= self.target:
+            if reaches(self.score(seat), self.target):
                 return seat
         return None
 
@@ -438,7 +420,7 @@ class Standing:
                 target=target,
             )
         for seat in SEATS:
-            if self.score(seat) >= target:
+            if reaches(self.score(seat), target):
                 raise TargetWouldEndMatch(
                     N_(
                         "%(name)s already has %(points)s game points, "
@@ -489,11 +471,18 @@ def next_dealer(dealer: Seat, deal: DealResult) -> Seat:
     return deal.player if deal.rules.next_dealer is NextDealer.WINNER else other(dealer)
 
 
-def dealers(first: Seat, deals: Sequence[DealResult]) -> list[Seat]:
-    """Who dealt each deal, then who deals next (one more than there are deals).
+def leader(dealer: Seat) -> Seat:
+    """Who leads the first trick of a deal: the player who does not deal it."""
+    return other(dealer)
 
-    The player who does not deal leads the first trick.
-    """
+
+def reaches(score: int, target: int) -> bool:
+    """Whether ``score`` reaches ``target``: the match is won, and that target is past."""
+    return score >= target
+
+
+def dealers(first: Seat, deals: Sequence[DealResult]) -> list[Seat]:
+    """Who dealt each deal, then who deals next (one more than there are deals)."""
     sequence = [first]
     for deal in deals:
         sequence.append(next_dealer(sequence[-1], deal))

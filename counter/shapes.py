@@ -36,7 +36,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
         body["deal_count"] = match.deal_count
     else:
         body["dealer"] = match.dealer
-        body["leader"] = scoring.other(match.dealer)
+        body["leader"] = scoring.leader(match.dealer)
         body["deals"] = [
             {
                 "number": deal.number,

@@ -1,10 +1,11 @@
-// One sending tab without Web Locks. Over plain http (a phone at the computer's address
-// on the home Wi-Fi) the page is no secure context and has no navigator.locks, so a lease
-// in localStorage chooses the tab of this browser that sends the outbox. Loaded only there.
+// What the counter needs over plain http, where a phone on the home Wi-Fi reaches it at
+// the computer's address: the page is no secure context there. Loaded only there.
 //
-// A tab claims the lease when no other tab holds one, then waits a moment in case another
-// tab claimed it at the same time: the last claim stands. It renews the lease while it
-// sends and gives it up when it is done; a closed tab's lease simply expires.
+// One sending tab without Web Locks: a lease in localStorage chooses the tab of this
+// browser that sends the outbox. A tab claims the lease when no other tab holds one, then
+// waits a moment in case another tab claimed it at the same time: the last claim stands.
+// It renews the lease while it sends and gives it up when it is done; a closed tab's lease
+// simply expires.
 
 const LEASE_MS = 10000;
 const CLAIM_MS = 100;
@@ -47,4 +48,13 @@ export function lease(name, tab) {
   }
 
   return { alone, release, expires: LEASE_MS };
+}
+
+// The server adds a note on what needs HTTPS (installing, opening without a network):
+// said once in this browser, then left out.
+export function noteOnce(note, key) {
+  try {
+    if (localStorage.getItem(key)) note.remove();
+    else localStorage.setItem(key, "1");
+  } catch { /* no storage: the note stays */ }
 }

@@ -1,27 +1,45 @@
 // The match as the phone shows it: the server's last answer plus the changes it has not
-// confirmed yet. The points of each outcome come from the server's rules as data
-// (`tables`, keyed by the house rules' choices); this file only adds them up, compares
-// the totals with the target and passes the deal on by the dealer rule.
+// confirmed yet (docs/sync.md). No rule of the game is written here: what each outcome
+// is worth, who deals and leads next, when a score wins or rules a target out and with
+// whom games carry over come from the server as data (`rules`, made by
+// counter/rulebook.py from counter/scoring.py). This file only applies them, and a
+// change the server would refuse changes nothing here either: the server says why.
 
-const other = (seat) => 3 - seat;
+// The players a rule may pick, from the dealer and the player who received the points.
+const ROLES = {
+  receiver: (_dealer, receiver) => receiver,
+  dealer: (dealer) => dealer,
+  other: (dealer) => 3 - dealer,
+};
+const COMPARISONS = { at_least: (score, target) => score >= target };
 
-// "by_tricks always_2 winner not_recorded": the key of a match's table of points.
-export const tableKey = (rules, names) => names.map((name) => rules[name]).join(" ");
+// Each outcome under `houseRules`: {points (null: refused), button}.
+export function outcomesUnder(houseRules, rules) {
+  const outcomes = { ...rules.outcomes };
+  for (const name of rules.rule_names) Object.assign(outcomes, rules.choices[name][houseRules[name]]);
+  return outcomes;
+}
 
-function settle(view) {
-  const winner = view.players.find((player) => player.score >= view.target);
+// Whether a score of the match reaches `target`: it is won there, and that target is past.
+export const reached = (match, target, rules) =>
+  match.players.some((player) => COMPARISONS[rules.reach](player.score, target));
+
+function settle(view, rules) {
+  const winner = view.players.find((player) => COMPARISONS[rules.reach](player.score, view.target));
   view.winner = winner ? winner.seat : null;
   view.finished = view.winner !== null;
-  view.leader = other(view.dealer);
+  view.leader = ROLES[rules.leader](view.dealer);
+  view.outcomes = outcomesUnder(view.rules, rules);
   for (const player of view.players) {
-    player.games = player.earlier + (view.winner === player.seat ? 1 : 0);
+    // null: a series only the server knows (other names), until it answers
+    player.games = player.earlier === null ? null : player.earlier + (view.winner === player.seat ? 1 : 0);
   }
   return view;
 }
 
-function deal(view, change) {
-  const points = view.table.points[change.outcome];
-  if (view.finished || points === undefined) return view; // the server will say why
+function deal(view, change, rules) {
+  const points = view.outcomes[change.outcome]?.points;
+  if (view.finished || points === null || points === undefined) return view;
   if (view.deals.some((each) => each.request_id === change.request_id)) return view; // it has it
   const scores = view.players.map((player) => player.score);
   if (change.player) scores[change.player - 1] += points;
@@ -30,62 +48,77 @@ function deal(view, change) {
     scores, dealer: view.dealer, request_id: change.request_id, corrected: false, pending: true,
   });
   view.players.forEach((player, index) => { player.score = scores[index]; });
-  // After a tie the same player deals again; otherwise the winner, or the other player.
-  if (change.player) view.dealer = view.table.next_dealer === "winner" ? change.player : other(view.dealer);
-  return settle(view);
+  const next = rules.dealer[view.rules.next_dealer][change.player ? "won" : "tie"];
+  view.dealer = ROLES[next](view.dealer, change.player);
+  return settle(view, rules);
 }
 
-function undo(view, change) {
+function undo(view, change, rules) {
   const last = view.deals.at(-1);
   if (!last || (change.request_id ? last.request_id !== change.request_id : last.number !== change.number)) {
-    return view; // undone already, or no longer the last deal: the server will say
+    return view; // undone already, or no longer the last deal
   }
   view.deals.pop();
   const before = view.deals.at(-1);
   view.players.forEach((player, index) => { player.score = before ? before.scores[index] : 0; });
   view.dealer = last.dealer;
-  return settle(view);
+  return settle(view, rules);
 }
 
-function settings(view, change, state) {
-  if (change.players) view.players.forEach((player, index) => { player.name = change.players[index]; });
-  if (change.rules) {
-    view.rules = { ...view.rules, ...change.rules };
-    view.table = state.tables[tableKey(view.rules, state.rule_names)];
+// A settings change is taken whole or not at all, as the server takes it.
+function settings(view, change, rules) {
+  if (change.target !== undefined && change.target !== view.target) {
+    if (reached(view, change.target, rules)) return view; // it would end the match at once
+    if (view.finished && !change.play_on) return view; // a won match goes on only when asked
   }
+  if (change.first_dealer && view.deals.length && change.first_dealer !== view.first_dealer) return view;
+  if (change.players) {
+    const earlier = carried(view, change.players, rules, "earlier");
+    view.players.forEach((player, index) => {
+      player.name = change.players[index];
+      player.earlier = earlier[index];
+    });
+  }
+  if (change.rules) view.rules = { ...view.rules, ...change.rules };
   if (change.target) view.target = change.target;
   if (change.first_dealer && view.deals.length === 0) view.first_dealer = view.dealer = change.first_dealer;
-  return settle(view);
+  return settle(view, rules);
 }
 
-function start(view, change, state) {
+// Each name's `games` (or games `earlier` than this match) when the players become
+// `names`: the same series as the match on the screen keeps them, by name; another
+// series is unknown (null) until the server, which keeps every series, says.
+function carried(view, names, rules, count = "games") {
+  const games = new Map(view.players.map((player) => [player.name, player[count]]));
+  const same = rules.series === "same_names_either_seat" && names[0] !== names[1] && names.every((name) => games.has(name));
+  return names.map((name) => (same ? games.get(name) : null));
+}
+
+function start(view, change, rules) {
   if (view.uid === change.uid) return view; // the server started it already
   const names = change.players ?? view.players.map((player) => player.name);
-  const samePair = names.every((name, index) => name === view.players[index].name);
-  const rules = change.rules ? { ...view.rules, ...change.rules } : view.rules;
+  const earlier = carried(view, names, rules);
   const dealer = change.first_dealer ?? 1;
   return settle({
-    id: null, uid: change.uid, target: change.target ?? view.target, rules,
-    table: state.tables[tableKey(rules, state.rule_names)], first_dealer: dealer, dealer,
-    deals: [], pending: true,
-    // The games of a series carry over to its next match; another pair starts from 0.
-    players: names.map((name, index) => ({
-      seat: index + 1, name, score: 0, earlier: samePair ? view.players[index].games : 0,
-    })),
-  });
+    id: null, uid: change.uid, target: change.target ?? view.target,
+    rules: change.rules ? { ...view.rules, ...change.rules } : view.rules,
+    first_dealer: dealer, dealer, deals: [], pending: true,
+    players: names.map((name, index) => ({ seat: index + 1, name, score: 0, earlier: earlier[index] })),
+  }, rules);
 }
 
 const steps = { deal, undo, settings, start };
 
 // The match after `changes`, in order, over the server's `match`; changes for other
-// matches are left out. `state` holds the tables of points.
-export function fold(match, changes, state) {
+// matches are left out.
+export function fold(match, changes, rules) {
   let view = structuredClone(match);
   for (const player of view.players) {
-    player.earlier = player.games - (view.winner === player.seat ? 1 : 0);
+    player.earlier = player.games === null ? null : player.games - (view.winner === player.seat ? 1 : 0);
   }
+  view = settle(view, rules);
   for (const change of changes) {
-    if (change.kind === "start" || change.match === view.uid) view = steps[change.kind](view, change, state);
+    if (change.kind === "start" || change.match === view.uid) view = steps[change.kind](view, change, rules);
   }
   return view;
 }

@@ -7,9 +7,12 @@ const SHELL = "santase-shell-v4";
 const ASSETS = [
   "/",
   "/static/counter.css",
-  "/static/page.js",
   "/static/counter.js",
+  "/static/outbox.js",
+  "/static/board.js",
   "/static/standing.js",
+  "/static/ask.js",
+  "/static/display.js",
   "/static/icon.svg",
   "/static/icon-192.png",
   "/manifest.webmanifest",

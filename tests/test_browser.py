@@ -992,16 +992,45 @@ def test_scores_are_announced_to_screen_readers(page: Page) -> None:
 
 def test_the_theme_switch_is_remembered(page: Page) -> None:
     page.goto("/")
-    page.locator("[data-theme-toggle]").click()
+    page.locator("form.display [name=theme]").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     page.reload()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
-    expect(page.locator("[data-theme-toggle]")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("form.display [name=theme]")).to_have_attribute("aria-pressed", "true")
+
+
+def test_the_display_switches_work_without_a_network_on_the_counter(page: Page) -> None:
+    page.goto("/")
+    tap(page, 1, "normal")  # the switches load with the first change
+    all_saved(page)
+    page.context.set_offline(True)
+    page.locator("form.display [name=facing]").click()
+    expect(page.locator("body")).to_have_class(re.compile("facing"))
+    page.locator("form.display [name=theme]").click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    page.context.set_offline(False)
+    page.goto("/rules")  # every page shows the choice, drawn by the server
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    expect(page.locator("body")).to_have_class(re.compile("facing"))
+
+
+def test_the_display_switches_work_without_javascript(browser: Browser, server: str) -> None:
+    context = phone(browser, server, java_script_enabled=False)
+    page = context.new_page()
+    page.goto("/rules")
+    page.locator("form.display [name=theme]").click()
+    page.wait_for_url("**/rules")
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    expect(page.locator("form.display [name=theme]")).to_have_attribute("aria-pressed", "true")
+    page.locator("form.display [name=theme]").click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "light")
+    context.close()
 
 
 def test_face_to_face_puts_the_most_used_button_nearest_each_player(page: Page) -> None:
     page.goto("/")
-    page.locator("[data-facing-toggle]").click()
+    page.locator("form.display [name=facing]").click()
+    expect(page.locator("body")).to_have_class(re.compile("facing"))
     transform = page.evaluate(
         "getComputedStyle(document.querySelector('.scoreboard .seat2')).transform"
     )

@@ -1,9 +1,12 @@
 """The page's script scores taps itself, from the rules sent as data: it must agree with
-:mod:`counter.scoring` on every random run of deals and undos, under every house rule.
+the server on every random run of changes, under every house rule.
 
-Hypothesis writes the runs; Chromium runs static/standing.js on each, and the standing
-it shows (scores after each deal, who dealt each, the winner, who deals next, the games)
-is compared with the one the rules module works out.
+Hypothesis writes the runs; Chromium runs static/standing.js on each. The first test
+holds deals and undos to :mod:`counter.scoring` itself; the second sends every kind of
+change a phone queues (deals, undos, targets, house rules, presets, names, the first
+dealer, new matches of a series) to the real server, one after the other, and holds
+the script's view of the whole queue, folded over the match it started from, to the
+server's answer at the end: what the server refused, the script must leave out too.
 """
 
 from __future__ import annotations
@@ -15,17 +18,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from playwright.sync_api import Page, sync_playwright
 from werkzeug.serving import make_server
 
-from counter import scoring, shapes
+from counter import rulebook, scoring, shapes
 from counter.models import db
 from counter.scoring import HouseRules, MatchFinished, Outcome
 from counter.services.views import blank_match
 
-from conftest import make_app
+from conftest import empty_tables, make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -43,8 +48,8 @@ UID = "0" * 32
 
 
 @pytest.fixture(scope="module")
-def script(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
-    """A page of the counter's site with standing.js loaded as ``window.standing``."""
+def parity_app(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    """The app on a database of this module's own (SQLite) or emptied afterwards."""
     copy = tmp_path_factory.mktemp("parity") / "parity.sqlite"
     if migrated_database.startswith("sqlite"):
         copy.write_bytes(Path(migrated_database.removeprefix("sqlite:///")).read_bytes())
@@ -52,6 +57,17 @@ def script(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> 
     else:
         url = migrated_database
     app = make_app(url)
+    yield app
+    with app.app_context():
+        if not migrated_database.startswith("sqlite"):
+            empty_tables()
+        db.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def script(parity_app: Flask) -> Iterator[Page]:
+    """A page of the counter's site with standing.js loaded as ``window.standing``."""
+    app = parity_app
     http = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=http.serve_forever, daemon=True).start()
     with sync_playwright() as playwright:
@@ -66,8 +82,6 @@ def script(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> 
         yield page
         browser.close()
     http.shutdown()
-    with app.app_context():
-        db.engine.dispose()
 
 
 steps = st.lists(
@@ -126,8 +140,8 @@ def by_the_rules(
     return expected, changes
 
 
-SHOWN = """([match, changes, state]) => {
-  const view = window.standing.fold(match, changes, state);
+SHOWN = """([match, changes, rules]) => {
+  const view = window.standing.fold(match, changes, rules);
   return {
     scores: view.deals.map((deal) => deal.scores),
     dealers: view.deals.map((deal) => deal.dealer),
@@ -161,11 +175,7 @@ def test_the_script_stands_where_the_rules_do(
         "first_dealer": first,
         "dealer": first,
     }
-    state = {
-        "tables": scoring.every_table(),
-        "rule_names": [switch.name for switch in HouseRules.switches()],
-    }
-    assert script.evaluate(SHOWN, [match, changes, state]) == expected
+    assert script.evaluate(SHOWN, [match, changes, rulebook.for_the_script()]) == expected
 
 
 def test_the_script_is_checked_against_a_deal_the_rules_score() -> None:
@@ -173,3 +183,192 @@ def test_the_script_is_checked_against_a_deal_the_rules_score() -> None:
     expected, changes = by_the_rules(scoring.DEFAULT_RULES, 11, 1, [("deal", 2, Outcome.SCHWARZ)])
     assert expected["scores"] == [[0, 3]]
     assert changes[0]["outcome"] == "schwarz"
+
+
+# --- every kind of change, against the server ---------------------------------------------------
+
+PAIRS = [("Ivan", "Maria"), ("Maria", "Ivan"), ("Ivan", "Petar"), ("Petar", "Maria")]
+changes = st.lists(
+    st.one_of(
+        st.tuples(st.just("deal"), st.sampled_from([1, 2]), st.sampled_from(list(Outcome))),
+        st.tuples(st.just("deal"), st.sampled_from([1, 2]), st.just(Outcome.SCHWARZ)),
+        st.tuples(st.just("undo")),
+        st.tuples(st.just("target"), st.sampled_from(scoring.TARGETS)),
+        st.tuples(st.just("rules"), st.sampled_from(EVERY_RULE)),
+        st.tuples(st.just("preset"), st.sampled_from(list(scoring.PRESETS))),
+        st.tuples(st.just("names"), st.sampled_from(PAIRS)),
+        st.tuples(st.just("first_dealer"), st.sampled_from([1, 2])),
+        st.tuples(
+            st.just("new"),
+            st.sampled_from([None, *scoring.PRESETS]),
+            st.sampled_from(scoring.TARGETS),
+        ),
+    ),
+    max_size=30,
+)
+
+
+def preset(name: str) -> dict[str, Any]:
+    chosen = scoring.PRESETS[name]
+    return {"target": chosen.target, "rules": chosen.rules.as_dict()}
+
+
+def send(client: FlaskClient, match: dict[str, Any], step: tuple[Any, ...], number: int) -> Any:
+    """One change as the page would queue it for the match on screen, sent to the server."""
+    kind = step[0]
+    if kind == "deal":
+        _, seat, outcome = step
+        body = {"player": None if outcome is Outcome.TIE else seat, "outcome": outcome.value}
+        change = {"kind": "deal", "match": match["uid"], **body, "request_id": f"tap-{number}"}
+        client.post(
+            f"/api/matches/{match['id']}/deals", json={**body, "request_id": f"tap-{number}"}
+        )
+        return change
+    if kind == "undo":
+        if not match["deals"]:
+            return None  # no Undo to press
+        last = match["deals"][-1]
+        client.delete(f"/api/matches/{match['id']}/deals/last?request_id={last['request_id']}")
+        return {"kind": "undo", "match": match["uid"], "request_id": last["request_id"]}
+    if kind == "new":
+        _, name, target = step
+        body = {"uid": f"{number:032x}", "target": target, "first_dealer": match["dealer"]}
+        body.update(preset(name) if name else {})
+        client.post("/api/matches", json=body)
+        return {"kind": "start", **body}
+    settings_change: dict[str, Any] = {
+        "target": lambda: (
+            {"target": step[1], "play_on": True} if match["finished"] else {"target": step[1]}
+        ),
+        "rules": lambda: {"rules": step[1].as_dict()},
+        "preset": lambda: preset(step[1]),
+        "names": lambda: {"players": list(step[1])},
+        "first_dealer": lambda: {"first_dealer": step[1]},
+    }[kind]()
+    client.patch(f"/api/matches/{match['id']}", json=settings_change)
+    return {"kind": "settings", "match": match["uid"], **settings_change}
+
+
+AS_SHOWN = """([match, changes, rules]) => {
+  const view = window.standing.fold(match, changes, rules);
+  return {
+    uid: view.uid, target: view.target, rules: view.rules, first_dealer: view.first_dealer,
+    dealer: view.dealer, leader: view.leader, winner: view.winner, finished: view.finished,
+    players: view.players.map(({ name, score, games }) => ({ name, score, games })),
+    deals: view.deals.map(({ number, player, outcome, points, scores, dealer }) =>
+      ({ number, player, outcome, points, scores, dealer })),
+  };
+}"""
+
+
+def as_shown(match: dict[str, Any]) -> dict[str, Any]:
+    """The server's match, as far as the script shows it."""
+    keys = ("uid", "target", "rules", "first_dealer", "dealer", "leader", "winner", "finished")
+    deal_keys = ("number", "player", "outcome", "points", "scores", "dealer")
+    return {
+        **{key: match[key] for key in keys},
+        "players": [
+            {key: player[key] for key in ("name", "score", "games")} for player in match["players"]
+        ],
+        "deals": [{key: deal[key] for key in deal_keys} for deal in match["deals"]],
+    }
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(rules=st.sampled_from(EVERY_RULE), run=changes)
+def test_the_script_agrees_with_the_server_on_every_kind_of_change(
+    script: Page, parity_app: Flask, rules: HouseRules, run: list[Any]
+) -> None:
+    client = parity_app.test_client()  # a browser of its own: its own series
+    start = client.post(
+        "/api/matches", json={"players": ["Ivan", "Maria"], "rules": rules.as_dict()}
+    ).json
+    queued = []
+    for number, step in enumerate(run):
+        match = client.get("/api/matches/current").json
+        change = send(client, match, step, number)
+        if change is not None:
+            queued.append(change)
+    server = as_shown(client.get("/api/matches/current").json)
+    shown = script.evaluate(AS_SHOWN, [start, queued, rulebook.for_the_script()])
+    for seat, player in enumerate(shown["players"]):
+        if player["games"] is None:  # another series: the script leaves it to the server
+            server["players"][seat]["games"] = None
+    assert shown == server
+
+
+S = Outcome.SCHWARZ
+AGREES_ON = {
+    "a won match's game carries into the next match of the series": [
+        ("target", 7),
+        ("deal", 2, S),
+        ("deal", 2, S),
+        ("deal", 2, S),
+        ("new", None, 11),
+    ],
+    "the series counts the same names in either seat": [
+        ("target", 7),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("new", None, 11),
+        ("names", ("Maria", "Ivan")),
+        ("new", None, 11),
+    ],
+    "a target a score has reached is refused": [
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("target", 7),
+    ],
+    "a preset whose target a score has reached is refused": [
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("preset", "sixty_six"),
+    ],
+    "a won match plays on to a higher target": [
+        ("target", 7),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("target", 11),
+    ],
+    "the first dealer changes only before the first deal": [
+        ("deal", 1, S),
+        ("first_dealer", 2),
+    ],
+    "a tie is refused where the rules do not record it": [("deal", 1, Outcome.TIE)],
+    "an outcome with no button under the rules is still scored": [
+        ("preset", "clubs"),
+        ("deal", 2, Outcome.FAILED_CLOSE_NO_TRICK),
+    ],
+    "under each player in turn a tie keeps the dealer": [
+        ("preset", "sixty_six"),
+        ("rules", scoring.DEFAULT_RULES),
+        ("deal", 1, S),
+    ],
+    "an undo gives the deal back to the dealer before it": [
+        ("deal", 2, S),
+        ("deal", 1, S),
+        ("undo",),
+    ],
+}
+
+
+@pytest.mark.parametrize("run", list(AGREES_ON.values()), ids=list(AGREES_ON))
+def test_the_script_agrees_with_the_server_when(
+    script: Page, parity_app: Flask, run: list[tuple[Any, ...]]
+) -> None:
+    client = parity_app.test_client()
+    start = client.post("/api/matches", json={"players": ["Ivan", "Maria"]}).json
+    queued = [
+        send(client, client.get("/api/matches/current").json, step, number)
+        for number, step in enumerate(run)
+    ]
+    server = as_shown(client.get("/api/matches/current").json)
+    assert script.evaluate(AS_SHOWN, [start, queued, rulebook.for_the_script()]) == server

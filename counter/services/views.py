@@ -73,6 +73,10 @@ class MatchView:
         """Like "8:5"."""
         return f"{self.players[0].score}:{self.players[1].score}"
 
+    def reaches(self, target: int) -> bool:
+        """Whether a score of this match reaches ``target``, which is then past."""
+        return any(scoring.reaches(player.score, target) for player in self.players)
+
 
 @dataclass(frozen=True)
 class MatchPage:

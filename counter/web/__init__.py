@@ -22,11 +22,16 @@ def init_app(app: Flask) -> None:
         outcomes=list(Outcome),
         outcome_name=words.outcome_name,
         outcome_hint=words.outcome_hint,
+        receives=words.receives,
+        no_points=words.NO_POINTS,
         house_rules=words.house_rules,
         presets=words.presets,
         rules_summary=words.rules_summary,
         targets=TARGETS,
         languages=i18n.LANGUAGE_NAMES,
+        display=site.display,
+        display_switches=site.DISPLAY,
+        cookie_age=i18n.COOKIE_AGE,
     )
     app.jinja_env.filters["moment"] = moment
     app.jinja_env.globals["decimal"] = words.decimal

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, limits, scoring, shapes
+from counter import i18n, limits, rulebook, shapes
 from counter.browser import browser_key, ensure_browser_key
 from counter.errors import shows_again
 from counter.refusals import N_, Malformed, Refusal
-from counter.scoring import HouseRules, TargetWouldReopenMatch
+from counter.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches, queries
 from counter.services.views import MatchView, blank_match
 from counter.web import forms, words
@@ -36,11 +37,10 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
     """The counter page, with the refusal's message when a form was refused."""
     match = match or _match_of_form() or shown_match()
     state = {
-        "match": shapes.match_json(match),
-        # The rules as data for the script: the points of every combination of house
-        # rules, keyed by their choices in this order.
-        "tables": scoring.every_table(),
-        "rule_names": [switch.name for switch in HouseRules.switches()],
+        "match": _for_the_script(match),
+        # The rules as data for the script, and what the counter shows with no match.
+        "rules": rulebook.for_the_script(),
+        "blank": _for_the_script(blank_match(i18n.default_names())),
     }
     return render_template(
         "home.html",
@@ -68,6 +68,20 @@ def plain_http() -> bool:
     return request.scheme == "http" and not (
         host in LOOPBACK_NAMES or host.endswith(".localhost") or host.startswith("127.")
     )
+
+
+# What the page's script does not read of a match: the times, and the points of the
+# match's rules (it has every rule as data).
+NOT_FOR_THE_SCRIPT = ("table", "created_at", "finished_at", "played_at")
+
+
+def _for_the_script(match: MatchView) -> dict[str, Any]:
+    shape = shapes.match_json(match)
+    for key in NOT_FOR_THE_SCRIPT:
+        del shape[key]
+    for deal in shape["deals"]:
+        del deal["created_at"]
+    return shape
 
 
 def _match_of_form() -> MatchView | None:

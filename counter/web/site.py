@@ -1,5 +1,5 @@
-"""The rest of the site: rules, statistics, the language switch, and what a phone needs to
-install the counter."""
+"""The rest of the site: rules, statistics, the language and display switches, and what a
+phone needs to install the counter."""
 
 from __future__ import annotations
 
@@ -62,6 +62,34 @@ def _local_path(target: str | None) -> str:
     if parts.scheme or parts.netloc or "\\" in target:
         return url_for("play.home")
     return target
+
+
+# How this device shows the pages, each in a cookie of its own: the switch's two values,
+# the first the one it turns on. Not the session: the counter's script writes them too,
+# so that a switch works at the table without a network.
+DISPLAY: dict[str, tuple[str, str]] = {"theme": ("dark", "light"), "facing": ("on", "off")}
+
+
+def display() -> dict[str, str | None]:
+    """This device's display choices, as its cookies hold them (None: never chosen)."""
+    return {
+        name: value if (value := request.cookies.get(name)) in values else None
+        for name, values in DISPLAY.items()
+    }
+
+
+@bp.post("/display")
+def choose_display() -> Response:
+    """Switch the dark theme or the face-to-face layout on this device, for a year."""
+    chosen = {name: request.form[name] for name in DISPLAY if name in request.form}
+    if not chosen or any(value not in DISPLAY[name] for name, value in chosen.items()):
+        raise Malformed(N_("Choose the theme (dark or light) or face to face (on or off)."))
+    response = redirect(_local_path(request.form.get("next")))
+    for name, value in chosen.items():
+        response.set_cookie(
+            name, value, max_age=i18n.COOKIE_AGE, samesite="Lax", secure=request.is_secure
+        )
+    return response
 
 
 @bp.get("/robots.txt")

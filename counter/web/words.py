@@ -85,11 +85,26 @@ def presets() -> dict[str, str]:
     return {name: gettext(preset.label) for name, preset in PRESETS.items()}
 
 
+# How a deal is written, on the pages and by their script: "+2 Иван", and the note
+# "+2 Иван · Schneider" (a tie, which gives nobody anything, is its name alone).
+RECEIVES = "+%(points)s %(name)s"
+NO_POINTS = "±0"
+DEAL_NOTE = "%(receives)s · %(outcome)s"
+
+
+def receives(points: int, name: str) -> str:
+    """Like "+2 Иван": who received how many game points."""
+    return RECEIVES % {"points": points, "name": name}
+
+
 def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: Outcome) -> str:
     """Like "+2 Иван · Schneider": what a deal gave whom ("Tie" for a tie)."""
     if player is None:
         return outcome_name(outcome)
-    return f"+{points} {names[player - 1]} · {outcome_name(outcome)}"
+    return DEAL_NOTE % {
+        "receives": receives(points, names[player - 1]),
+        "outcome": outcome_name(outcome),
+    }
 
 
 def script_words() -> dict[str, Any]:
@@ -99,14 +114,16 @@ def script_words() -> dict[str, Any]:
             name: {"target": preset.target, "rules": preset.rules.as_dict()}
             for name, preset in PRESETS.items()
         },
-        "defaultNames": list(i18n.default_names()),
+        "receives": RECEIVES,
+        "noPoints": NO_POINTS,
+        "dealNote": DEAL_NOTE,
         "undo": gettext("Undo"),
         "undone": gettext("Deal %(number)s undone: %(note)s."),
         "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
         "offline": gettext("Offline"),
         "wins": gettext("%(name)s wins the match %(score)s"),
         "newMatch": gettext("New match to %(target)s"),
-        "started": gettext("New match to %(target)s started."),
+        "startedTo": gettext("New match to %(target)s started."),
         "targetNow": gettext("The match is now played to %(target)s."),
         "namesSaved": gettext("Names saved: %(first)s and %(second)s."),
         "rulesSaved": gettext("House rules saved; they count from the next deal."),
@@ -123,7 +140,6 @@ def script_words() -> dict[str, Any]:
             "this page hit an error (%(error)s). Reload it; the taps listed are kept."
         ),
         "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
-        "failed": gettext("The server could not do that; nothing was changed."),
         "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
         "confirmNew": gettext(
             "Start a new match? %(match)s stays in the history, unfinished, "
@@ -135,11 +151,7 @@ def script_words() -> dict[str, Any]:
         ),
         "playOn": gettext("Play on to %(target)s"),
         "cancel": gettext("Cancel"),
-        "changes": {
-            "start": gettext("New match"),
-            "undo": gettext("Undo"),
-            "settings": gettext("Match settings"),
-        },
+        "started": gettext("New match"),  # a match the phone starts for its first change
     }
 
 

@@ -1,0 +1,139 @@
+"""The rules of :mod:`counter.scoring` as data, for the page's script.
+
+The script scores a tap before the server answers (static/standing.js), and holds
+no rule of its own: what each outcome is worth under each house rule, who deals and
+who leads next, when a score wins the match or rules a target out, and with whom
+games carry over are all read here, from scoring itself. Where a rule picks one of
+the players (the one who received the points, the dealer, the other player), the
+pick is found by asking scoring about sample deals, so a change to scoring changes
+this data, or fails here when no pick describes it any more.
+
+Pure Python, like scoring.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from counter.refusals import Invalid
+from counter.scoring import (
+    DEFAULT_RULES,
+    SEATS,
+    TARGETS,
+    DealResult,
+    HouseRules,
+    NextDealer,
+    Outcome,
+    Seat,
+    leader,
+    next_dealer,
+    other,
+    reaches,
+    score_deal,
+)
+
+# Who a rule may pick, from the dealer and the player who received the points.
+ROLES: dict[str, Callable[[Seat, Seat | None], Seat | None]] = {
+    "receiver": lambda _dealer, receiver: receiver,
+    "dealer": lambda dealer, _receiver: dealer,
+    "other": lambda dealer, _receiver: other(dealer),
+}
+# The one comparison the script may make of a score and a target.
+COMPARISONS: dict[str, Callable[[int, int], bool]] = {
+    "at_least": lambda score, target: score >= target
+}
+# How the games of a series carry over to a new match: the matches between the same two
+# names, in either seat (counter/services/series.py counts them so).
+SERIES = "same_names_either_seat"
+
+
+@cache
+def for_the_script() -> dict[str, Any]:
+    """Everything the script needs to score, deal and finish a match as the server does."""
+    return {
+        "targets": list(TARGETS),
+        **outcomes(),
+        "dealer": {choice.value: _dealer_after(choice) for choice in NextDealer},
+        "leader": _role([(leader(1), 1, None), (leader(2), 2, None)]),
+        "reach": _comparison(),
+        "series": SERIES,
+    }
+
+
+def outcome_under(rules: HouseRules, outcome: Outcome) -> dict[str, Any]:
+    """What ``outcome`` is under ``rules``: its points (None: refused), and if it has a button."""
+    try:
+        worth: int | None = score_deal(None if outcome is Outcome.TIE else 1, outcome, rules).points
+    except Invalid:
+        worth = None
+    return {"points": worth, "button": outcome in rules.outcomes}
+
+
+def outcomes() -> dict[str, Any]:
+    """Each outcome under the default rules, and what each house rule's choices make of theirs.
+
+    ``choices[rule][choice]`` holds the outcomes that rule decides (those that differ
+    between its choices). Every outcome is decided by one rule at most, so the
+    outcomes of any combination are the default ones with each chosen rule's applied
+    (tests/test_rulebook.py checks every combination).
+    """
+    default = {outcome.value: outcome_under(DEFAULT_RULES, outcome) for outcome in Outcome}
+    choices: dict[str, dict[str, dict[str, Any]]] = {}
+    for switch in HouseRules.switches():
+        under = {
+            choice.value: {
+                outcome.value: outcome_under(
+                    HouseRules.from_dict({switch.name: choice.value}), outcome
+                )
+                for outcome in Outcome
+            }
+            for choice in switch.kind
+        }
+        decided = {
+            outcome.value
+            for outcome in Outcome
+            if len({repr(each[outcome.value]) for each in under.values()}) > 1
+        }
+        choices[switch.name] = {
+            choice: {outcome: each[outcome] for outcome in sorted(decided)}
+            for choice, each in under.items()
+        }
+    return {"rule_names": list(choices), "outcomes": default, "choices": choices}
+
+
+def _dealer_after(choice: NextDealer) -> dict[str, str]:
+    """Who deals after a won deal and after a tie under ``choice``, as roles."""
+    rules = dataclasses.replace(DEFAULT_RULES, next_dealer=choice)
+    won: list[tuple[Seat, Seat, Seat | None]] = [
+        (next_dealer(dealer, DealResult(receiver, Outcome.NORMAL, 1, rules)), dealer, receiver)
+        for dealer in SEATS
+        for receiver in SEATS
+    ]
+    tie: list[tuple[Seat, Seat, Seat | None]] = [
+        (next_dealer(dealer, DealResult(None, Outcome.TIE, 0, rules)), dealer, None)
+        for dealer in SEATS
+    ]
+    return {"won": _role(won), "tie": _role(tie)}
+
+
+def _role(cases: list[tuple[Seat, Seat, Seat | None]]) -> str:
+    """The role that gives the seat of every case (seat, dealer, receiver)."""
+    for name, pick in ROLES.items():
+        if all(pick(dealer, receiver) == seat for seat, dealer, receiver in cases):
+            return name
+    raise ValueError(f"no role of {sorted(ROLES)} picks the seats {cases}: teach the script one")
+
+
+def _comparison() -> str:
+    """How a score is compared with a target, found from scoring on every target's edge."""
+    for name, compare in COMPARISONS.items():
+        if all(
+            compare(score, target) == reaches(score, target)
+            for target in TARGETS
+            for score in (target - 1, target, target + 1)
+        ):
+            return name
+    raise ValueError("no comparison the script knows says when a score reaches a target")

@@ -1,0 +1,24 @@
+// A confirmation in the page, for a step that is not taken back in one tap: a modal
+// dialog with the step's own words on its button. Loaded when first needed.
+
+export function ask(text, yes, no) {
+  const dialog = document.createElement("dialog");
+  dialog.className = "ask";
+  const question = document.createElement("p");
+  question.textContent = text;
+  const buttons = document.createElement("form");
+  buttons.method = "dialog";
+  for (const [value, label] of [["yes", yes], ["no", no]]) {
+    const button = document.createElement("button");
+    button.value = value;
+    button.textContent = label;
+    if (value === "yes") button.className = "primary";
+    buttons.append(button);
+  }
+  dialog.append(question, buttons);
+  document.body.append(dialog);
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(dialog.returnValue === "yes"); });
+  });
+}

@@ -1,0 +1,200 @@
+// Drawing the match on the counter page, and the one line under the score that says what
+// the last tap did or what went wrong. The words come from the page, in its language.
+import { Gone, state, trouble, view } from "./outbox.js";
+import { reached } from "./standing.js";
+
+export const root = document.getElementById("counter");
+export const words = JSON.parse(root.dataset.words);
+// Fills "%(name)s" fields, as the server's messages are written.
+export const fill = (template, values = {}) => template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key]));
+export const $ = (selector, within = root) => within.querySelector(selector);
+export const $$ = (selector, within = root) => [...within.querySelectorAll(selector)];
+
+// Each outcome's name, as its button says it.
+const outcomeName = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
+const receives = (match, deal) => fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
+
+// "+2 Иван · Schneider", or a tie's name.
+export function describe(match, deal) {
+  if (!deal.player) return outcomeName(deal.outcome);
+  return fill(words.dealNote, { receives: receives(match, deal), outcome: outcomeName(deal.outcome) });
+}
+
+export function announce(match) {
+  const [first, second] = match.players;
+  return fill(words.score, { name1: first.name, score1: first.score, name2: second.name, score2: second.score });
+}
+
+function cell(text, className) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
+function dealRow(match, deal) {
+  const row = document.createElement("tr");
+  const number = document.createElement("td");
+  if (match.id && !deal.pending) {
+    const fix = document.createElement("a");
+    fix.className = "fix";
+    fix.href = `/matches/${match.id}/deals/${deal.number}`;
+    fix.textContent = deal.number;
+    fix.setAttribute("aria-label", fill(words.correctDeal, { number: deal.number }));
+    number.append(fix);
+  } else {
+    number.textContent = deal.number;
+  }
+  const why = cell(outcomeName(deal.outcome));
+  const note = deal.pending ? words.pending : deal.corrected ? words.corrected : null;
+  if (note) {
+    const mark = document.createElement("small");
+    mark.className = deal.pending ? "pending" : "corrected";
+    mark.textContent = note;
+    why.append(" ", mark);
+  }
+  row.append(
+    number,
+    deal.player ? cell(receives(match, deal), `seat${deal.player}`) : cell(words.noPoints),
+    why, cell(deal.scores[0], "num"), cell(deal.scores[1], "num"),
+  );
+  if (deal.pending) row.className = "pending";
+  return row;
+}
+
+const shownBefore = {}; // what the fields showed at the last drawing
+
+function drawPlayers(match) {
+  for (const player of match.players) {
+    const card = $(`.player[data-seat="${player.seat}"]`);
+    $("[data-score]", card).textContent = player.score;
+    $("[data-games]", card).textContent = player.games ?? "…"; // a series the server will count
+    $("[data-winner]", card).hidden = match.winner !== player.seat;
+    $("[data-deals]", card).hidden = match.finished || match.dealer !== player.seat;
+    card.classList.toggle("won", match.winner === player.seat);
+    for (const label of $$(`[data-name="${player.seat}"]`)) {
+      label.textContent = player.name;
+      label.title = player.name;
+    }
+    for (const input of [$(`#player${player.seat}`), $(`#rename${player.seat}`)]) {
+      if (shownBefore[`name${player.seat}`] !== player.name) input.value = player.name;
+    }
+    shownBefore[`name${player.seat}`] = player.name;
+    $(".first-dealer", card).setAttribute("aria-pressed", String(match.dealer === player.seat));
+  }
+}
+
+function drawChoices(match) {
+  for (const button of $$(".record button.deal")) {
+    const outcome = match.outcomes[button.value];
+    button.hidden = !outcome?.button;
+    if (outcome?.button && button.value !== "tie") $(".points", button).textContent = `+${outcome.points}`;
+  }
+  $(".tie").hidden = !match.outcomes.tie?.button;
+  // A target a score has reached would end the match at once; above a winner's, it plays on.
+  for (const button of $$(".targets button")) {
+    const target = Number(button.value);
+    button.setAttribute("aria-pressed", String(target === match.target));
+    button.disabled = target === match.target || reached(match, target, state.rules);
+  }
+  // Fields follow the match only when it changed: a choice being made stays as it is.
+  const rules = JSON.stringify(match.rules);
+  if (shownBefore.rules !== rules) {
+    for (const select of $$(".rules-form select[id^=rule-]")) select.value = match.rules[select.name];
+    shownBefore.rules = rules;
+  }
+}
+
+export function draw() {
+  const match = view();
+  const [first, second] = match.players;
+  const score = `${first.score}:${second.score}`;
+  root.classList.toggle("fresh", match.deals.length === 0);
+  root.classList.toggle("over", match.finished);
+  drawPlayers(match);
+  $("[data-result]").textContent = match.finished
+    ? fill(words.wins, { name: match.players[match.winner - 1].name, score }) : "";
+  $(".result").hidden = !match.finished;
+  $(".result [name=target]").value = match.target;
+  $(".result button").textContent = fill(words.newMatch, { target: match.target });
+  $(".record").hidden = match.finished;
+  drawChoices(match);
+  $(".undo button").disabled = match.deals.length === 0;
+  const rows = match.deals.toReversed().map((deal) => dealRow(match, deal));
+  $(".deals tbody").replaceChildren(...rows);
+  $(".deals").hidden = rows.length === 0;
+  $(".empty").hidden = rows.length > 0;
+  drawSync();
+  document.title = `${first.name} ${score} ${second.name} · ${document.title.split(" · ").pop()}`;
+  return match;
+}
+
+// "All saved" only when the server has confirmed every change, and no error of the
+// page's own may have lost one.
+export function drawSync() {
+  const waiting = state.outbox.length;
+  const sync = $("[data-sync]");
+  const count = waiting === 0 ? words.saved : waiting === 1 ? words.waitingOne : fill(words.waiting, { count: waiting });
+  const error = trouble.tap ?? trouble.sync;
+  if (error) sync.textContent = fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) });
+  else sync.textContent = navigator.onLine ? count : `${words.offline} · ${count}`;
+  sync.classList.toggle("waiting", waiting > 0 || error !== null);
+  sync.classList.toggle("fault", error !== null);
+}
+
+// --- the line under the score ---------------------------------------------------------------------
+
+let refusals = []; // the changes the server refused since the player's last change
+let notifyTimer = null;
+
+// What the last tap did, with its Undo, or what went wrong. It never moves a button; a
+// confirmation leaves by itself after a few seconds, a refusal or a note stays until the
+// next tap. A long one opens in full when tapped.
+export function notify(text, { error = false, undo = null, stays = false } = {}) {
+  const box = $("[data-status]");
+  const message = document.createElement("p");
+  message.className = error ? "message error" : stays ? "message stays" : "message";
+  const line = document.createElement("span");
+  line.textContent = text;
+  message.append(line);
+  if (undo) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "inline-undo";
+    button.textContent = words.undo;
+    button.addEventListener("click", undo);
+    message.append(" ", button);
+  }
+  box.replaceChildren(message);
+  fade(box);
+}
+
+export function fade(box) {
+  clearTimeout(notifyTimer);
+  if (!$(".error, .stays", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
+}
+
+export const told = () => { refusals = []; };
+
+// Every change the server refused, until the player's next change.
+export function refused(change, error) {
+  const reason = error instanceof Gone ? words.gone : error.message;
+  refusals.push(fill(words.refused, { tap: change.label ?? words.started, reason }));
+  notify(refusals.join(" "), { error: true });
+}
+
+export function failed() {
+  const error = trouble.tap ?? trouble.sync;
+  notify(fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) }), { error: true });
+  drawSync();
+}
+
+// A confirmation in the page, for a step that is not taken back in one tap (ask.js, loaded
+// when first needed); the browser's own if that cannot be loaded (offline over plain http).
+export async function ask(text, yes) {
+  try {
+    return (await import("./ask.js")).ask(text, yes, words.cancel);
+  } catch {
+    return window.confirm(text);
+  }
+}

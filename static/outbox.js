@@ -1,0 +1,238 @@
+// What this phone knows and what it has still to send: the server's last answer and an
+// outbox of changes, both kept in localStorage, sent in order by one tab at a time and
+// retried until the server answers. The protocol, and what the page says in each case,
+// is docs/sync.md; this file follows it.
+import { fold } from "./standing.js";
+
+export const STORE = "santase-counter";
+// 128 random bits as 32 hex digits. crypto.getRandomValues works on every page;
+// crypto.randomUUID only in a secure context, which http://<LAN address> is not.
+export const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+
+// {match, rules, blank, outbox: [change], ids: {uid: id}}
+export let state;
+// What the page shows of the outbox: set by the page (draw the match, name a refused
+// change, say that an error of the page's own happened).
+export const show = { draw() {}, refused() {}, failed() {} };
+// An error of the page's own: in a tap (until the player's next change) or in sending
+// (until the outbox has gone through). Never taken for a bad line.
+export const trouble = { tap: null, sync: null };
+
+let sending = false;
+let retryDelay = 1000;
+let retryTimer = null;
+
+export function load(page, fresh) {
+  let saved = null;
+  try { saved = JSON.parse(localStorage.getItem(STORE)); } catch { saved = null; }
+  // A page the server has just drawn is its truth; the service worker's copy, opened
+  // offline, is older than what this phone saw last.
+  const match = fresh || !saved ? page.match : saved.match;
+  state = { ...page, match, outbox: saved?.outbox ?? [], ids: saved?.ids ?? {} };
+  save();
+}
+
+// What another tab of this browser may have changed since.
+export function reread() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORE));
+    if (saved) Object.assign(state, { match: saved.match, outbox: saved.outbox, ids: saved.ids });
+  } catch { /* nothing stored: this tab's own state stands */ }
+}
+
+function save() {
+  const { match, outbox } = state;
+  const ids = {}; // the ids still needed: those of matches with changes waiting
+  for (const change of outbox) {
+    const uid = change.match ?? change.uid;
+    if (state.ids[uid]) ids[uid] = state.ids[uid];
+  }
+  state.ids = ids;
+  try { localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids })); } catch { /* full: memory only */ }
+}
+
+export const view = () => fold(state.match, state.outbox, state.rules);
+export const isSending = () => sending;
+
+// Each change carries what the player tapped, in words (`label`): a refusal names it.
+export function enqueue(change) {
+  trouble.tap = null;
+  state.outbox.push({ ...change, at: Date.now() });
+  save();
+  show.draw();
+  flush();
+}
+
+// A deal not sent yet leaves the outbox, and nothing travels; false if it was sent.
+export function withdraw(requestId) {
+  const last = state.outbox.at(-1);
+  if (!last || last.kind !== "deal" || last.request_id !== requestId || (sending && state.outbox.length === 1)) return false;
+  state.outbox.pop();
+  save();
+  show.draw();
+  return true;
+}
+
+// Changes to a match not started yet on the server start it first, with what the screen shows.
+export function matchUid() {
+  const shown = view();
+  if (shown.uid) return shown.uid;
+  const uid = newId();
+  enqueue({
+    kind: "start", uid, target: shown.target, first_dealer: shown.first_dealer,
+    players: shown.players.map((player) => player.name), rules: shown.rules,
+  });
+  return uid;
+}
+
+// --- sending --------------------------------------------------------------------------------------
+
+export class Refused extends Error {} // the counter said no: the change is dropped and named
+export class Gone extends Error {} // the match is no longer there
+class Unreachable extends Error {} // no answer from the counter: the change waits its turn
+
+async function call(method, path, body) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method, credentials: "same-origin",
+      headers: body ? { "Content-Type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (error) {
+    throw new Unreachable(error.message); // offline, or the connection broke
+  }
+  if (response.status === 204) return null;
+  const answer = await response.json().catch(() => undefined);
+  if (response.ok && answer !== undefined) return answer;
+  // A busy server or database, too many requests, or an answer that is not the counter's
+  // (a proxy's timeout, a Wi-Fi login page): the change waits its turn.
+  if (response.ok || response.status >= 500 || response.status === 429 || answer?.error === undefined) {
+    throw new Unreachable(answer?.error ?? response.statusText);
+  }
+  throw new (response.status === 404 ? Gone : Refused)(answer.error);
+}
+
+function request(change) {
+  const id = state.ids[change.match ?? change.uid] ?? (state.match.uid === change.match ? state.match.id : null);
+  const match = `/api/matches/${id}`;
+  switch (change.kind) {
+    case "start": {
+      const { uid, target, players, rules, first_dealer } = change;
+      return ["POST", "/api/matches", { uid, target, players, rules, first_dealer }];
+    }
+    case "deal":
+      return ["POST", `${match}/deals`, { player: change.player, outcome: change.outcome, request_id: change.request_id }];
+    case "undo": {
+      const which = change.request_id ? `request_id=${encodeURIComponent(change.request_id)}` : `number=${change.number}`;
+      return ["DELETE", `${match}/deals/last?${which}`];
+    }
+    default: {
+      const body = {};
+      for (const name of ["target", "players", "rules", "first_dealer", "play_on"]) {
+        if (change[name] !== undefined) body[name] = change[name];
+      }
+      return ["PATCH", match, body];
+    }
+  }
+}
+
+function answered(change, match) {
+  if (match && typeof match.uid !== "string") throw new TypeError("the answer holds no match");
+  if (match) {
+    state.ids[match.uid] = match.id;
+    // The server's truth for that match, deals from another phone included.
+    if (change.kind === "start" || !state.match.uid || match.uid === state.match.uid) state.match = match;
+  }
+  state.outbox.shift();
+  save();
+}
+
+function refused(change, error) {
+  state.outbox.shift();
+  const uid = change.kind === "start" ? change.uid : change.match;
+  if (error instanceof Gone || change.kind === "start") {
+    // The match was deleted, or never started: nothing more can go to it.
+    state.outbox = state.outbox.filter((each) => each.match !== uid);
+  }
+  save();
+  show.refused(change, error);
+}
+
+// One tab of this browser sends at a time, from what is stored; the others show it. Web
+// Locks choose it; over plain http, where there are none, a lease does (plain-http.js).
+let sender = null; // the lease, once loaded
+
+async function alone(task) {
+  if (navigator.locks) return navigator.locks.request(STORE, task);
+  sender ??= import("./plain-http.js").then((module) => module.lease(`${STORE}-sender`, newId()));
+  const lease = await sender;
+  return lease.alone(task, () => {
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(flush, lease.expires); // should the sending tab be closed meanwhile
+  });
+}
+
+export const letGo = () => sender?.then((lease) => lease.release());
+
+// An error of the page's own: logged, kept where the status line looks, and shown.
+export function fail(error) {
+  console.error(error);
+  trouble[sending ? "sync" : "tap"] = error?.message ?? String(error);
+  show.failed();
+}
+
+export const flush = () => alone(flushNow).catch(fail);
+// Back online, back on screen, or just opened: send what waits, then look at the server.
+export const wakeUp = () => {
+  retryDelay = 1000;
+  alone(async () => { await flushNow(); await refresh(); show.draw(); }).catch(fail);
+};
+
+async function flushNow() {
+  if (sending) return;
+  reread();
+  if (!state.outbox.length) return;
+  sending = true;
+  clearTimeout(retryTimer);
+  try {
+    while (state.outbox.length) {
+      const change = state.outbox[0];
+      let answer;
+      try {
+        answer = await call(...request(change));
+      } catch (error) {
+        if (!(error instanceof Refused || error instanceof Gone)) throw error;
+        refused(change, error);
+        await refresh();
+        continue;
+      }
+      answered(change, answer);
+      retryDelay = 1000;
+      show.draw();
+    }
+    trouble.sync = null;
+  } catch (error) {
+    // No network, or the server is busy: try again later, each time waiting longer.
+    if (!(error instanceof Unreachable)) fail(error);
+    retryTimer = setTimeout(flush, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 30000);
+  } finally {
+    sending = false;
+    show.draw();
+  }
+}
+
+// The server's truth, when nothing is waiting to go: the match this browser played
+// last, wherever it was played (another phone with the same matches included).
+async function refresh() {
+  if (state.outbox.length || !state.match.id) return;
+  try {
+    state.match = await call("GET", "/api/matches/current");
+  } catch (error) {
+    if (error instanceof Unreachable) return; // what this phone has stands
+    if (!(error instanceof Gone)) throw error;
+    state.match = state.blank; // no match left here: the counter the server shows then
+  }
+  save();
+}
