@@ -18,7 +18,7 @@ from flask import Flask
 from flask_migrate import Migrate, upgrade
 from werkzeug.routing import IntegerConverter
 
-from counter import api, errors, health, i18n, limits, security, web
+from counter import api, errors, health, i18n, import_size, limits, security, web
 from counter.config import configure
 from counter.models import MAX_ID, db, tune_engine
 
@@ -69,6 +69,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     app.url_map.converters["number"] = PositiveIdConverter
 
     i18n.init_app(app, str(PACKAGE_DIR / "translations"))
+    import_size.init_app(app)
     web.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(health.bp)

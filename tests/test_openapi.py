@@ -21,9 +21,9 @@ from openapi_spec_validator import validate
 
 from counter.browser import SESSION_KEY
 from counter.names import parse_name
+from counter.parsing import request_id as parse_request_id
 from counter.refusals import Refusal
 from counter.services import sharing
-from counter.services.deals import parse_request_id
 
 from helpers import api_deal, api_play, api_start
 

@@ -23,7 +23,7 @@ from werkzeug.serving import make_server
 from counter import scoring, shapes
 from counter.models import db
 from counter.scoring import HouseRules, MatchFinished, Outcome
-from counter.services.views import blank_match
+from counter.services.read_models import blank_match
 
 from conftest import make_app
 

@@ -2,7 +2,7 @@
 
 Functions take the browser's owner key and plain values as keyword arguments,
 check the values with :mod:`counter.scoring`, persist through SQLAlchemy and
-hand back read-only views (:mod:`counter.services.views`). A match that belongs
+hand back read-only views (:mod:`counter.services.read_models`). A match that belongs
 to another browser is reported exactly like one that does not exist.
 
 - ``matches``: start, read, list, change, continue and delete matches

@@ -6,15 +6,32 @@ from flask import Flask
 
 from counter import i18n
 from counter.scoring import TARGETS, Outcome
-from counter.services.views import moment
-from counter.web import archive, assets, devices, history, play, privacy, sharing, site, words
+from counter.timestamps import iso_utc
+from counter.web import (
+    assets,
+    devices,
+    export_import,
+    history,
+    play,
+    privacy,
+    share_pages,
+    site,
+    words,
+)
 
-BLUEPRINTS = (play.bp, history.bp, sharing.bp, devices.bp, archive.bp, privacy.bp, site.bp)
+BLUEPRINTS = (
+    play.bp,
+    history.bp,
+    share_pages.bp,
+    devices.bp,
+    export_import.bp,
+    privacy.bp,
+    site.bp,
+)
 
 
 def init_app(app: Flask) -> None:
     """Register the pages, and make the game's words available to every template."""
-    archive.init_app(app)
     assets.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
@@ -28,5 +45,4 @@ def init_app(app: Flask) -> None:
         targets=TARGETS,
         languages=i18n.LANGUAGE_NAMES,
     )
-    app.jinja_env.filters["moment"] = moment
-    app.jinja_env.globals["decimal"] = words.decimal
+    app.jinja_env.filters["iso_utc"] = iso_utc

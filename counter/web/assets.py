@@ -23,7 +23,7 @@ MIMETYPES = {".js": "text/javascript", ".css": "text/css"}
 
 
 @lru_cache(maxsize=32)
-def lean(path: Path, _version: float) -> bytes:
+def without_comments(path: Path, _version: float) -> bytes:
     """``path`` without whole-line comments and indentation (cached per modification time)."""
     text = path.read_text(encoding="utf-8")
     comment = SCRIPT_COMMENT if path.suffix == ".js" else STYLE_COMMENT
@@ -31,7 +31,7 @@ def lean(path: Path, _version: float) -> bytes:
 
 
 def static(filename: str) -> Response:
-    """A file of static/: scripts and stylesheets lean, the rest as they are."""
+    """A file of static/: scripts and stylesheets without their comments, the rest as they are."""
     folder = Path(current_app.static_folder or "")
     try:
         path = (folder / filename).resolve()
@@ -40,7 +40,7 @@ def static(filename: str) -> Response:
         abort(404)
     if path.suffix not in MIMETYPES or not inside:
         return send_from_directory(folder, filename)
-    body = lean(path, path.stat().st_mtime)
+    body = without_comments(path, path.stat().st_mtime)
     response = Response(body, mimetype=MIMETYPES[path.suffix])
     response.set_etag(hashlib.sha256(body).hexdigest()[:32])
     response.cache_control.no_cache = True  # revalidate: a 304 costs a round trip, no bytes
