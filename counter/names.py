@@ -66,8 +66,8 @@ def _unshowable(char: str) -> bool:
 
 
 def parse_name(value: object, seat: int, default: str | None = None) -> str:
-    """A player's name: at most 40 characters as sent; NFC, invisible characters removed,
-    spaces folded, and then still 1-40 characters.
+    """A player's name: at most :data:`NAME_MAX_LENGTH` characters as sent; NFC, invisible
+    characters removed, spaces folded, and then still 1 to that many characters.
 
     An empty name (or one of nothing visible) is the default for that seat.
     """

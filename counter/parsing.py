@@ -258,11 +258,17 @@ def target_text(raw: str) -> int:
     return target(int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else raw)
 
 
+# The import's ``?dry_run=``: whether it only reports what it would add.
+DRY_RUN = {"1": True, "true": True, "0": False, "false": False}
+
+
 def dry_run(raw: str | None) -> bool:
     """The import's ``?dry_run=``: 1 or true only reports, 0, false or nothing imports."""
-    if raw not in (None, "0", "1", "false", "true"):
+    if raw is None:
+        return False
+    if raw not in DRY_RUN:
         raise Malformed(N_("dry_run must be 1 or 0."))
-    return raw in ("1", "true")
+    return DRY_RUN[raw]
 
 
 # --- JSON bodies ---------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask
 
 from counter import i18n
+from counter.names import NAME_MAX_LENGTH
 from counter.scoring import TARGETS, Outcome
 from counter.timestamps import iso_utc
 from counter.web import (
@@ -31,7 +32,7 @@ BLUEPRINTS = (
 
 
 def init_app(app: Flask) -> None:
-    """Register the pages, and make the game's words available to every template."""
+    """Register the pages, and give every template the game's words and numbers."""
     assets.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
@@ -43,6 +44,7 @@ def init_app(app: Flask) -> None:
         presets=words.presets,
         rules_summary=words.rules_summary,
         targets=TARGETS,
+        name_max_length=NAME_MAX_LENGTH,
         languages=i18n.LANGUAGE_NAMES,
     )
     app.jinja_env.filters["iso_utc"] = iso_utc
