@@ -3,7 +3,7 @@
 Each kind of :class:`~counter.refusals.Refusal` answers the status that
 :data:`STATUSES` gives it, here and nowhere else. On a page, a refused
 form is shown again with the message (the view says which page shows it, see
-:func:`counter.web.forms.shows_again`); any other refusal gets the error page.
+:func:`shows_again`); any other refusal gets the error page.
 A database that does not answer (down, cut off, a file that cannot be opened) is
 a :class:`~counter.refusals.Busy` wait too: 503 with ``Retry-After``, and the
 phone's outbox sends the tap again.
