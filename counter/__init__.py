@@ -20,7 +20,7 @@ from flask_migrate import Migrate, upgrade
 from jinja2.ext import Extension
 from werkzeug.routing import IntegerConverter
 
-from counter import api, errors, health, i18n, limits, security, web
+from counter import api, errors, health, i18n, import_size, limits, security, web
 from counter.config import configure
 from counter.models import MAX_ID, db, tune_engine
 
@@ -87,6 +87,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     app.url_map.converters["number"] = PositiveIdConverter
 
     i18n.init_app(app, str(PACKAGE_DIR / "translations"))
+    import_size.init_app(app)
     web.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(health.bp)

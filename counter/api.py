@@ -2,32 +2,34 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Blueprint, Response, request, url_for
 
-from counter import i18n, limits
+from counter import i18n, limits, parsing
 from counter.browser import browser_key, ensure_browser_key, owner_of
-from counter.refusals import N_, Invalid, Malformed, Refusal, not_a_number, shown
+from counter.import_size import check_size
+from counter.parsing import NotJson
+from counter.refusals import N_, Invalid
 from counter.security import same_origin_only
 from counter.services import archive, deals, matches, sharing
 from counter.services.queries import MatchNotFound
-from counter.services.views import MatchView
+from counter.services.read_models import MatchView
 from counter.shapes import match_json, page_json, shared_json
-from counter.web.archive import check_size
 
 bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
 # JSON bodies cannot be sent cross-site without CORS, which this API does not
 # grant; a browser's Origin header settles the rest. Forms use CSRF tokens.
 bp.before_request(same_origin_only)
 
+T = TypeVar("T")
 
-class NotJson(Refusal):
-    """A body that is not declared as JSON."""
 
-    status = 415
+JSON_ONLY = N_("Send the request body as JSON (Content-Type: application/json).")
+# Fields whose null means something: a tied deal's player is nobody.
+NULLABLE = frozenset({"player"})
 
 
 def json_body(allowed: frozenset[str]) -> dict[str, Any]:
@@ -36,39 +38,9 @@ def json_body(allowed: frozenset[str]) -> dict[str, Any]:
     An empty body is an empty object, when it claims no other type.
     """
     raw = request.get_data(cache=True)
-    if request.mimetype and not request.is_json:
-        raise NotJson(N_("Send the request body as JSON (Content-Type: application/json)."))
-    if not raw:
-        return {}
-    if not request.is_json:
-        raise NotJson(N_("Send the request body as JSON (Content-Type: application/json)."))
-    try:
-        body = json.loads(raw, parse_constant=_not_json)
-    except (ValueError, RecursionError):
-        raise Malformed(N_("The request body is not valid JSON.")) from None
-    if not isinstance(body, dict):
-        raise Malformed(N_("The request body must be a JSON object."))
-    unknown = sorted(str(field) for field in set(body) - allowed)
-    if unknown:
-        raise Invalid(
-            N_("Unknown field %(field)s; this request takes %(expected)s."),
-            field=shown(unknown[0]),
-            expected=", ".join(sorted(allowed)),
-        )
-    empty = sorted(
-        field for field, value in body.items() if value is None and field not in NULLABLE
-    )
-    if empty:
-        raise Invalid(N_("Leave %(field)s out rather than sending null."), field=empty[0])
-    return body
-
-
-# Fields whose null means something: a tied deal's player is nobody.
-NULLABLE = frozenset({"player"})
-
-
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")
+    if (request.mimetype or raw) and not request.is_json:
+        raise NotJson(JSON_ONLY)
+    return parsing.json_object(raw, allowed=allowed, nullable=NULLABLE)
 
 
 def _created(match: MatchView) -> tuple[dict[str, Any], int, dict[str, str]]:
@@ -76,22 +48,17 @@ def _created(match: MatchView) -> tuple[dict[str, Any], int, dict[str, str]]:
     return match_json(match), 201, {"Location": location}
 
 
-def _flag(body: dict[str, Any], name: str) -> bool:
-    value = body.get(name, False)
-    if not isinstance(value, bool):
-        raise Invalid(N_("%(field)s must be true or false."), field=name)
-    return value
+def _optional(body: dict[str, Any], field: str, parse: Callable[[Any], T]) -> T | None:
+    """A field of the body read by ``parse``; none when it was left out."""
+    return None if field not in body else parse(body[field])
+
+
+def _names(value: object) -> tuple[str, str]:
+    return parsing.players(value, i18n.default_names())
 
 
 def _query_number(name: str) -> int | None:
-    """A number in the query string: ASCII digits, at least 1, at most ten digits long."""
-    raw = request.args.get(name)
-    if raw is None:
-        return None
-    digits = raw.lstrip("0")
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= len(digits) <= 10:
-        raise not_a_number(name)
-    return int(digits)
+    return parsing.query_number(request.args.get(name), name)
 
 
 @bp.get("/openapi.yaml")
@@ -114,15 +81,20 @@ MATCH_SETTINGS = frozenset({"target", "players", "rules", "preset", "first_deale
 def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]:
     """Start a new match; the same ``uid`` again answers the match it started (200)."""
     body = json_body(MATCH_SETTINGS | {"uid"})
+    uid = _optional(body, "uid", parsing.uid)
+    preset = _optional(body, "preset", parsing.preset)
+    rules = _optional(body, "rules", parsing.rule_changes)
+    names = _optional(body, "players", _names)
+    target = _optional(body, "target", parsing.target)
+    first_dealer = _optional(body, "first_dealer", parsing.seat)
     match, started = matches.start_match(
         owner=ensure_browser_key(),
-        uid=body.get("uid"),
-        target=body.get("target"),
-        names=body.get("players"),
-        rules=body.get("rules"),
-        preset=body.get("preset"),
-        first_dealer=body.get("first_dealer"),
-        defaults=i18n.default_names(),
+        uid=uid,
+        target=target,
+        names=names,
+        rules=rules,
+        preset=preset,
+        first_dealer=first_dealer,
     )
     return _created(match) if started else match_json(match)
 
@@ -146,17 +118,23 @@ def show_match(match_id: int) -> dict[str, Any]:
 def change_match(match_id: int) -> dict[str, Any]:
     """Switch the target, rename the players, change the house rules or the first dealer."""
     body = json_body(MATCH_SETTINGS | {"play_on"})
+    owner = owner_of(match_id)
+    play_on = parsing.flag(body.get("play_on", False), "play_on")
+    names = _optional(body, "players", _names)
+    preset = _optional(body, "preset", parsing.preset)
+    target = _optional(body, "target", parsing.target)
+    rules = _optional(body, "rules", parsing.rule_changes)
+    first_dealer = _optional(body, "first_dealer", parsing.seat)
     return match_json(
         matches.change_match(
-            owner=owner_of(match_id),
+            owner=owner,
             match_id=match_id,
-            target=body.get("target"),
-            names=body.get("players"),
-            rules=body.get("rules"),
-            preset=body.get("preset"),
-            first_dealer=body.get("first_dealer"),
-            play_on=_flag(body, "play_on"),
-            defaults=i18n.default_names(),
+            target=target,
+            names=names,
+            rules=rules,
+            preset=preset,
+            first_dealer=first_dealer,
+            play_on=play_on,
         )
     )
 
@@ -188,13 +166,12 @@ def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | d
         raise Invalid(N_("Say how the deal ended (outcome)."))
     if "player" not in body and body["outcome"] != "tie":
         raise Invalid(N_("Say which player receives the points (player 1 or 2)."))
+    owner = owner_of(match_id)
+    outcome = parsing.outcome(body["outcome"])
+    seat = parsing.receiver(outcome, body.get("player"))
+    request_id = parsing.request_id(body.get("request_id"))
     match, recorded = deals.record_deal(
-        owner=owner_of(match_id),
-        match_id=match_id,
-        player=body.get("player"),
-        outcome=body["outcome"],
-        request_id=body.get("request_id"),
-        defaults=i18n.default_names(),
+        owner=owner, match_id=match_id, seat=seat, outcome=outcome, request_id=request_id
     )
     # 200 tells a retrying client that its deal was already there.
     return _created(match) if recorded else match_json(match)
@@ -203,11 +180,11 @@ def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | d
 @bp.delete("/matches/<match_id:match_id>/deals/last")
 def undo_last_deal(match_id: int) -> dict[str, Any]:
     """Take back the latest deal; only deal N (``?number=N``) or the deal of ``?request_id=``."""
+    owner = owner_of(match_id)
+    number = _query_number("number")
+    request_id = parsing.request_id(request.args.get("request_id"))
     match, _removed = deals.undo_last_deal(
-        owner=owner_of(match_id),
-        match_id=match_id,
-        number=_query_number("number"),
-        request_id=request.args.get("request_id"),
+        owner=owner, match_id=match_id, number=number, request_id=request_id
     )
     return match_json(match)
 
@@ -218,12 +195,11 @@ def correct_deal(match_id: int, number: int) -> dict[str, Any]:
     body = json_body(frozenset({"player", "outcome"}))
     if not body:
         raise Invalid(N_("Send the player, the outcome, or both."))
+    owner = owner_of(match_id)
+    outcome = _optional(body, "outcome", parsing.outcome)
+    seat = None if body.get("player") is None else parsing.seat(body["player"])
     match, _deal = deals.correct_deal(
-        owner=owner_of(match_id),
-        match_id=match_id,
-        number=number,
-        player=body.get("player"),
-        outcome=body.get("outcome"),
+        owner=owner, match_id=match_id, number=number, seat=seat, outcome=outcome
     )
     return match_json(match)
 
@@ -254,13 +230,10 @@ def import_matches() -> tuple[dict[str, Any], int]:
     """Add the matches of an export this browser lacks; ``?dry_run=1`` only reports."""
     raw = request.get_data(cache=True)
     if not request.is_json:
-        raise NotJson(N_("Send the request body as JSON (Content-Type: application/json)."))
+        raise NotJson(JSON_ONLY)
     check_size(raw)
     checked = archive.read_document(raw)
-    dry_run = request.args.get("dry_run")
-    if dry_run not in (None, "0", "1", "false", "true"):
-        raise Malformed(N_("dry_run must be 1 or 0."))
-    if dry_run in ("1", "true"):
+    if parsing.dry_run(request.args.get("dry_run")):
         report = archive.preview(owner=browser_key(), matches=checked)
         status = 200
     else:

@@ -1,8 +1,9 @@
 """Error responses, mapped in one place: JSON under /api, a page elsewhere, never a bare 500.
 
-A :class:`~counter.refusals.Refusal` carries its own status. On a page, a refused
+Each kind of :class:`~counter.refusals.Refusal` answers the status that
+:data:`STATUSES` gives it, here and nowhere else. On a page, a refused
 form is shown again with the message (the view says which page shows it, see
-:func:`counter.web.forms.shows_again`); any other refusal gets the error page.
+:func:`shows_again`); any other refusal gets the error page.
 A database that does not answer (down, cut off, a file that cannot be opened) is
 a :class:`~counter.refusals.Busy` wait too: 503 with ``Retry-After``, and the
 phone's outbox sends the tap again.
@@ -20,8 +21,9 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 from werkzeug.routing import RequestRedirect
 
-from counter import i18n
+from counter import i18n, refusals
 from counter.models import db
+from counter.parsing import NotJson
 from counter.refusals import N_, Busy, Refusal
 
 API_PREFIX = "/api/"
@@ -38,6 +40,34 @@ MESSAGES = {
     415: lazy_gettext("Send the request body as JSON (Content-Type: application/json)."),
     429: lazy_gettext("Too many requests from here; wait a little and try again."),
 }
+
+
+# Each kind of refusal and the HTTP status it answers; a kind not named answers as
+# the nearest kind it is a case of (its first base class named here).
+STATUSES: dict[type[Refusal], int] = {
+    NotJson: 415,
+    refusals.Malformed: 400,
+    refusals.Invalid: 422,
+    refusals.NotFound: 404,
+    refusals.Conflict: 409,
+    refusals.Gone: 410,
+    refusals.TooLarge: 413,
+    Busy: 503,
+    Refusal: 422,
+}
+# How long a client waits before it sends again, for the kinds that say so.
+RETRY_AFTER: dict[type[Refusal], int] = {Busy: 2}
+
+
+def status_of(refusal: Refusal) -> int:
+    """The HTTP status a refusal answers, by its kind."""
+    return next(STATUSES[kind] for kind in type(refusal).__mro__ if kind in STATUSES)
+
+
+def retry_headers(refusal: Refusal) -> dict[str, str]:
+    """``Retry-After`` for a refusal that asks the client to try again, else nothing."""
+    kinds = [kind for kind in type(refusal).__mro__ if kind in RETRY_AFTER]
+    return {"Retry-After": str(RETRY_AFTER[kinds[0]])} if kinds else {}
 
 
 def shows_again(render: Callable[[Refusal], Any]) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -66,26 +96,22 @@ def error_response(message: str, status: int, headers: dict[str, str] | None = N
     return response
 
 
-def _retry_headers(seconds: int | None) -> dict[str, str]:
-    return {} if seconds is None else {"Retry-After": str(seconds)}
-
-
 def _refused(refusal: Refusal) -> Response:
     message = i18n.explain(refusal)
-    headers = _retry_headers(refusal.retry_after)
+    status, headers = status_of(refusal), retry_headers(refusal)
     # A form refused for its values is shown again; one about nothing here gets the error page.
     if (
         not request.path.startswith(API_PREFIX)
         and request.method == "POST"
-        and refusal.status != 404
+        and not isinstance(refusal, refusals.NotFound)
     ):
         show_again = form_page(current_app.view_functions.get(request.endpoint or ""))
         if show_again is not None:
             response = current_app.make_response(show_again(refusal))
-            response.status_code = refusal.status
+            response.status_code = status
             response.headers.update(headers)
             return response
-    return error_response(message, refusal.status, headers)
+    return error_response(message, status, headers)
 
 
 def _http_error(error: HTTPException) -> Response:
@@ -143,7 +169,7 @@ def _database_not_answering(error: OperationalError | PoolTimeout) -> Response:
     current_app.logger.warning("The database is not answering: %s", cause)
     roll_back()
     wait = Busy(N_("The counter's database is not answering just now; try again in a moment."))
-    return error_response(i18n.explain(wait), wait.status, _retry_headers(wait.retry_after))
+    return error_response(i18n.explain(wait), status_of(wait), retry_headers(wait))
 
 
 def _unexpected(_error: InternalServerError) -> Response:

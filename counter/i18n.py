@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, g, request
-from flask_babel import Babel, get_locale, get_translations
+from flask import Flask, g, has_request_context, request
+from flask_babel import Babel, format_decimal, get_locale, get_translations
 
 from counter.names import DEFAULT_NAMES
 from counter.refusals import Refusal
+from counter.services import defaults
 
 LANGUAGES = ("bg", "en")
 LANGUAGE_NAMES = {"bg": "Български", "en": "English"}
@@ -41,7 +42,10 @@ def explain(error: Refusal) -> str:
 
 
 def default_names() -> tuple[str, str]:
-    """What the players are called until they give their names, in this language."""
+    """What the players are called until they give their names, in this request's language
+    (in English outside a request: a command, a test of the services)."""
+    if not has_request_context():
+        return DEFAULT_NAMES
     return (translate(DEFAULT_NAMES[0]), translate(DEFAULT_NAMES[1]))
 
 
@@ -64,6 +68,11 @@ def translate(message: str, **params: object) -> str:
     return text % params if params else text
 
 
+def decimal(value: float) -> str:
+    """A number with one decimal, written as this language writes it ("6,0" in Bulgarian)."""
+    return str(format_decimal(value, format="0.0"))
+
+
 def _template_gettext(message: str) -> str:
     return str(_catalogue().ugettext(message))
 
@@ -73,6 +82,8 @@ def _template_ngettext(singular: str, plural: str, count: int) -> str:
 
 
 def init_app(app: Flask, translations: str) -> None:
+    # A match started without names is named in the language of the request that starts it.
+    defaults.ask_for_names(default_names)
     babel.init_app(
         app,
         locale_selector=select_language,
@@ -84,3 +95,4 @@ def init_app(app: Flask, translations: str) -> None:
         _template_gettext, _template_ngettext, newstyle=True
     )
     app.jinja_env.globals["current_language"] = current_language
+    app.jinja_env.globals["decimal"] = decimal

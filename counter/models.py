@@ -30,11 +30,11 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, relationship
 
 from counter.names import DEFAULT_NAMES, NAME_MAX_LENGTH
+from counter.parsing import REQUEST_ID_MAX_LENGTH
 from counter.scoring import DEFAULT_TARGET, HouseRules
 
 OWNER_KEY_LENGTH = 64
 MAX_ID = 2**31 - 1  # the largest id every supported database's INTEGER column holds
-REQUEST_ID_MAX_LENGTH = 64
 
 
 def utcnow() -> datetime:

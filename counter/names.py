@@ -66,8 +66,8 @@ def _unshowable(char: str) -> bool:
 
 
 def parse_name(value: object, seat: int, default: str | None = None) -> str:
-    """A player's name: at most 40 characters as sent; NFC, invisible characters removed,
-    spaces folded, and then still 1-40 characters.
+    """A player's name: at most :data:`NAME_MAX_LENGTH` characters as sent; NFC, invisible
+    characters removed, spaces folded, and then still 1 to that many characters.
 
     An empty name (or one of nothing visible) is the default for that seat.
     """
@@ -110,16 +110,3 @@ def parse_names(
             N_("Both players are called %(name)s; give them different names."), name=names[0]
         )
     return names
-
-
-def parse_pair(value: object, defaults: tuple[str, str] = DEFAULT_NAMES) -> tuple[str, str]:
-    """Two names sent as a list (the API and imports), tidied as :func:`parse_names` does.
-
-    An empty name is the default; null is not a name (leave ``players`` out instead).
-    """
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        raise Invalid(N_("Give exactly two player names."))
-    for seat, name in enumerate(value, start=1):
-        if not isinstance(name, str):
-            raise Invalid(N_("The name of player %(seat)s must be text."), seat=seat)
-    return parse_names(value[0], value[1], defaults)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from counter.refusals import Invalid
 from counter.scoring import (
@@ -86,7 +86,10 @@ def outcomes() -> dict[str, Any]:
         under = {
             choice.value: {
                 outcome.value: outcome_under(
-                    HouseRules.from_dict({switch.name: choice.value}), outcome
+                    dataclasses.replace(
+                        DEFAULT_RULES, **cast(dict[str, Any], {switch.name: choice})
+                    ),
+                    outcome,
                 )
                 for outcome in Outcome
             }

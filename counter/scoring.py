@@ -11,13 +11,14 @@ replaces, and the other variants are house rules a table chooses per match.
 """
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 from typing import Any, Literal, cast
 
-from counter.refusals import N_, Conflict, Invalid, shown
+from counter.refusals import N_, Conflict, Invalid
 
 Seat = Literal[1, 2]
 SEATS: tuple[Seat, Seat] = (1, 2)
@@ -26,7 +27,7 @@ TARGETS: tuple[int, ...] = (7, 11, 15)
 DEFAULT_TARGET = 11
 # Far above any real match (about 10-30 deals), ties included; a bound on the work
 # one match can cost every page that shows it.
-MAX_DEALS = 300
+MAX_DEALS_PER_MATCH = 300
 
 
 class Outcome(StrEnum):
@@ -173,28 +174,6 @@ class HouseRules:
         """``{"failed_close": "by_tricks", …}``: how the API, exports and forms spell them."""
         return {switch.name: getattr(self, switch.name).value for switch in self.switches()}
 
-    @classmethod
-    def from_dict(cls, value: object, base: "HouseRules | None" = None) -> "HouseRules":
-        """Rules from switches spelled as :meth:`as_dict` does; the others as in ``base``."""
-        if not isinstance(value, dict):
-            raise Invalid(N_("Send the house rules as an object of switches."))
-        switches = {switch.name: switch for switch in cls.switches()}
-        unknown = sorted((str(name) for name in set(value) - set(switches)), key=str)
-        if unknown:
-            raise Invalid(N_("There is no house rule called %(name)s."), name=shown(unknown[0]))
-        chosen: dict[str, Any] = {}
-        for name, choice in value.items():
-            kind = switches[name].kind
-            if not isinstance(choice, str) or choice not in kind._value2member_map_:
-                raise Invalid(
-                    N_("The house rule %(name)s cannot be %(value)s: choose one of %(choices)s."),
-                    name=name,
-                    value=shown(choice),
-                    choices=", ".join(kind),
-                )
-            chosen[name] = kind(choice)
-        return dataclasses.replace(base or DEFAULT_RULES, **chosen)
-
     def points(self, outcome: Outcome) -> int:
         """Game points the receiving player gets for ``outcome`` under these rules."""
         if outcome in (Outcome.FAILED_CLOSE, Outcome.FAILED_CLOSE_NO_TRICK):
@@ -262,17 +241,6 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def parse_preset(value: object) -> Preset:
-    """The preset named ``value``, or say which presets exist."""
-    if isinstance(value, str) and value in PRESETS:
-        return PRESETS[value]
-    raise Invalid(
-        N_("There is no preset %(value)s: choose one of %(names)s."),
-        value=shown(value),
-        names=", ".join(PRESETS),
-    )
-
-
 # --- refusals of the rules ---------------------------------------------------------------
 
 
@@ -294,45 +262,6 @@ class CorrectionWouldEndMatch(Conflict):
 
 class TooManyDeals(Conflict):
     """A match that already holds as many deals as the counter keeps in one."""
-
-
-# --- reading values -----------------------------------------------------------------------
-
-
-def _whole(value: object) -> bool:
-    """A whole number as JSON has it: 7 or 7.0, never true or "7"."""
-    if isinstance(value, float):
-        return value.is_integer()
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def parse_outcome(value: object) -> Outcome:
-    """Return the outcome named by ``value`` or explain which names exist."""
-    if isinstance(value, str) and value in Outcome._value2member_map_:
-        return Outcome(value)
-    raise Invalid(
-        N_("Unknown outcome %(value)s: choose one of %(names)s."),
-        value=shown(value),
-        names=", ".join(outcome.value for outcome in Outcome),
-    )
-
-
-def parse_seat(value: object) -> Seat:
-    """Return seat 1 or 2; anything else (including booleans) is refused."""
-    if _whole(value) and value in SEATS:
-        return 1 if value == 1 else 2  # 1.0 from JSON is seat 1
-    raise Invalid(N_("The player must be 1 or 2, not %(value)s."), value=shown(value))
-
-
-def parse_target(value: object) -> int:
-    """Return a target the counter offers, or say which ones it does."""
-    if _whole(value) and value in TARGETS:
-        return int(cast(float, value))
-    raise Invalid(
-        N_("The target must be one of %(targets)s game points, not %(value)s."),
-        targets=", ".join(str(target) for target in TARGETS),
-        value=shown(value),
-    )
 
 
 # --- deals and the standing ---------------------------------------------------------------
@@ -401,11 +330,10 @@ class Standing:
     def with_target(self, target: int, *, play_on: bool = False) -> "Standing":
         """The standing under a new target.
 
-        Refused if that would end the match now. A higher target for a finished
-        match takes its win back, so it is refused unless ``play_on`` says that the
-        players mean to play on.
+        ``target`` is one of :data:`TARGETS`. Refused if that would end the match
+        now. A higher target for a finished match takes its win back, so it is
+        refused unless ``play_on`` says that the players mean to play on.
         """
-        target = parse_target(target)
         if target == self.target:
             return self
         winner = self.winner
@@ -489,14 +417,27 @@ def dealers(first: Seat, deals: Sequence[DealResult]) -> list[Seat]:
     return sequence
 
 
+def walk(
+    deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
+) -> Iterator[Standing]:
+    """The standing after each deal in turn, from 0:0 toward ``target``.
+
+    Every total of the counter is this walk: the standing, a corrected list of
+    deals, the running totals of a tally sheet. A deal after the match is won is
+    refused (:class:`MatchFinished`).
+    """
+    current = Standing((0, 0), target, names)
+    for deal in deals:
+        current = current.after(deal)
+        yield current
+
+
 def standing(
     deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
     """Total ``deals`` in order toward ``target``."""
-    current = Standing((0, 0), target, names)
-    for deal in deals:
-        current = current.after(deal)
-    return current
+    last = deque(walk(deals, target, names), maxlen=1)  # only the final standing is kept
+    return last[0] if last else Standing((0, 0), target, names)
 
 
 def replay(
@@ -507,42 +448,38 @@ def replay(
     A match ends at the deal that reaches the target, so a correction that would
     win it earlier, with deals still after that one, is refused.
     """
-    if len(deals) > MAX_DEALS:
+    if len(deals) > MAX_DEALS_PER_MATCH:
         raise TooManyDeals(
             N_("A match keeps at most %(most)s deals; this one would have %(count)s."),
-            most=MAX_DEALS,
+            most=MAX_DEALS_PER_MATCH,
             count=len(deals),
         )
-    current = Standing((0, 0), target, names)
-    for number, deal in enumerate(deals, start=1):
-        if current.finished:
-            raise CorrectionWouldEndMatch(
-                N_(
-                    "With that change the match would already be won at deal %(number)s, "
-                    "and deals were recorded after it. Correct or delete those first."
-                ),
-                number=number - 1,
-            )
-        current = current.after(deal)
-    return current
+    totals: list[Standing] = []
+    try:
+        for after in walk(deals, target, names):
+            totals.append(after)
+    except MatchFinished:
+        raise CorrectionWouldEndMatch(
+            N_(
+                "With that change the match would already be won at deal %(number)s, "
+                "and deals were recorded after it. Correct or delete those first."
+            ),
+            number=len(totals),
+        ) from None
+    return totals[-1] if totals else Standing((0, 0), target, names)
 
 
 def running_totals(
     deals: Sequence[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> list[Standing]:
     """The standing after each deal, for tally sheets with running totals."""
-    totals: list[Standing] = []
-    current = Standing((0, 0), target, names)
-    for deal in deals:
-        current = current.after(deal)
-        totals.append(current)
-    return totals
+    return list(walk(deals, target, names))
 
 
 def check_room(deal_count: int) -> None:
-    """Refuse one more deal for a match that already holds :data:`MAX_DEALS`."""
-    if deal_count >= MAX_DEALS:
+    """Refuse one more deal for a match that already holds :data:`MAX_DEALS_PER_MATCH`."""
+    if deal_count >= MAX_DEALS_PER_MATCH:
         raise TooManyDeals(
             N_("This match already has %(most)s deals, the most the counter keeps in one."),
-            most=MAX_DEALS,
+            most=MAX_DEALS_PER_MATCH,
         )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from counter import scoring
-from counter.services.views import MatchPage, MatchView, moment
+from counter.services.read_models import MatchPage, MatchView
+from counter.timestamps import iso_utc
 
 
 def match_json(match: MatchView) -> dict[str, Any]:
@@ -28,9 +29,9 @@ def match_json(match: MatchView) -> dict[str, Any]:
         "rules": match.rules.as_dict(),
         "table": match.rules.as_table(),
         "first_dealer": match.first_dealer,
-        "created_at": moment(match.created_at),
-        "finished_at": moment(match.finished_at),
-        "played_at": moment(match.played_at),
+        "created_at": iso_utc(match.created_at),
+        "finished_at": iso_utc(match.finished_at),
+        "played_at": iso_utc(match.played_at),
     }
     if match.deals is None:
         body["deal_count"] = match.deal_count
@@ -44,7 +45,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
                 "outcome": deal.outcome.value,
                 "points": deal.points,
                 "scores": list(deal.scores),
-                "created_at": moment(deal.created_at),
+                "created_at": iso_utc(deal.created_at),
                 "corrected": deal.corrected,
                 "dealer": deal.dealer,
                 "request_id": deal.request_id,

@@ -163,11 +163,11 @@ function refused(change, error) {
 // Locks choose it; over plain http, where there are none, a lease does (plain-http.js).
 let sender = null; // the lease, once loaded
 
-async function alone(task) {
+async function asTheSender(task) {
   if (navigator.locks) return navigator.locks.request(STORE, task);
   sender ??= import("./plain-http.js").then((module) => module.lease(`${STORE}-sender`, newId()));
   const lease = await sender;
-  return lease.alone(task, () => {
+  return lease.whileHeld(task, () => {
     clearTimeout(retryTimer);
     retryTimer = setTimeout(flush, lease.expires); // should the sending tab be closed meanwhile
   });
@@ -182,11 +182,11 @@ export function fail(error) {
   show.failed();
 }
 
-export const flush = () => alone(flushNow).catch(fail);
+export const flush = () => asTheSender(flushNow).catch(fail);
 // Back online, back on screen, or just opened: send what waits, then look at the server.
 export const wakeUp = () => {
   retryDelay = 1000;
-  alone(async () => { await flushNow(); await refresh(); show.draw(); }).catch(fail);
+  asTheSender(async () => { await flushNow(); await refresh(); show.draw(); }).catch(fail);
 };
 
 async function flushNow() {

@@ -34,7 +34,7 @@ export function lease(name, tab) {
   }
 
   // Runs `task` if this tab holds the lease, else calls `refused` (another tab sends).
-  async function alone(task, refused) {
+  async function whileHeld(task, refused) {
     if (!holding && !(await take())) return refused();
     holding += 1;
     const renew = setInterval(claim, LEASE_MS / 3);
@@ -47,7 +47,7 @@ export function lease(name, tab) {
     }
   }
 
-  return { alone, release, expires: LEASE_MS };
+  return { whileHeld, release, expires: LEASE_MS };
 }
 
 // The server adds a note on what needs HTTPS (installing, opening without a network):

@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from counter import scoring
+from counter import parsing, scoring
 from counter.models import Match, db
 from counter.refusals import Refusal
 from counter.services import deals, matches, queries
-from counter.services.views import deal_result
+from counter.services.read_models import deal_result
 
 from conftest import empty_tables
 
@@ -76,7 +76,7 @@ def apply(operation: tuple[Any, ...]) -> None:
     try:
         if operation[0] == "start":
             matches.start_match(
-                owner=OWNER, target=operation[1], names=[operation[2], operation[3]]
+                owner=OWNER, target=operation[1], names=parsing.players(operation[2:4])
             )
         elif operation[0] in ("resume", "drop"):
             ids = db.session.scalars(select(Match.id).where(Match.owner == OWNER)).all()
@@ -86,7 +86,7 @@ def apply(operation: tuple[Any, ...]) -> None:
         elif current is None:
             return
         elif operation[0] == "deal":
-            deals.record_deal(**who, player=operation[1], outcome=operation[2].value)
+            deals.record_deal(**who, seat=operation[1], outcome=operation[2])
         elif operation[0] == "undo":
             deals.undo_last_deal(**who)
         elif operation[0] == "target":
@@ -94,19 +94,17 @@ def apply(operation: tuple[Any, ...]) -> None:
         elif operation[0] == "play_on":
             matches.change_match(**who, target=operation[1], play_on=True)
         elif operation[0] == "correct":
-            deals.correct_deal(
-                **who, number=operation[1], player=operation[2], outcome=operation[3].value
-            )
+            deals.correct_deal(**who, number=operation[1], seat=operation[2], outcome=operation[3])
         elif operation[0] == "delete":
             deals.delete_deal(**who, number=operation[1])
         elif operation[0] == "ties":
-            matches.change_match(**who, rules={"ties": operation[1].value})
+            matches.change_match(**who, rules={"ties": operation[1]})
         elif operation[0] == "tie":
-            deals.record_deal(**who, player=None, outcome="tie")
+            deals.record_deal(**who, seat=None, outcome=scoring.Outcome.TIE)
         elif operation[0] == "rules":
-            matches.change_match(**who, rules={"failed_close": operation[1].value})
+            matches.change_match(**who, rules={"failed_close": operation[1]})
         else:
-            matches.change_match(**who, names=[operation[1], operation[2]])
+            matches.change_match(**who, names=parsing.players(operation[1:3]))
     except Refusal:
         pass  # refused: nothing changed, which is part of what is checked
 

@@ -87,23 +87,23 @@ def test_a_match_holds_a_bounded_number_of_deals(app: Flask, client: FlaskClient
                     "points": 0,
                     "ties": "no_points",
                 }
-                for number in range(1, scoring.MAX_DEALS + 1)
+                for number in range(1, scoring.MAX_DEALS_PER_MATCH + 1)
             ],
         )
         db.session.commit()
     refused = client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
     assert refused.status_code == 409
-    assert f"already has {scoring.MAX_DEALS} deals" in refused.json["error"]
+    assert f"already has {scoring.MAX_DEALS_PER_MATCH} deals" in refused.json["error"]
 
 
 def test_an_import_of_a_match_with_too_many_deals_is_refused(client: FlaskClient) -> None:
     ties = {**scoring.DEFAULT_RULES.as_dict(), "ties": "no_points"}
     deal = {"player": None, "outcome": "tie", "points": 0}
     deal |= {"created_at": "2026-11-01T20:00:00Z", "corrected_at": None}
-    deals = [{**deal, "number": n} for n in range(1, scoring.MAX_DEALS + 2)]
+    deals = [{**deal, "number": n} for n in range(1, scoring.MAX_DEALS_PER_MATCH + 2)]
     response = client.post("/api/import", json=document(a_match(rules=ties, deals=deals)))
     assert response.status_code == 422
-    assert f"A match keeps at most {scoring.MAX_DEALS} deals" in response.json["error"]
+    assert f"A match keeps at most {scoring.MAX_DEALS_PER_MATCH} deals" in response.json["error"]
     assert client.get("/api/matches").json["matches"] == []
 
 
@@ -124,7 +124,7 @@ def test_the_import_limit_holds_the_export_of_a_browser_at_the_cap(client: Flask
             client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
     download = client.get("/export.json").get_data()
     per_deal = len(download) / (20 * 30)
-    largest = per_deal * archive.MAX_DEALS  # 2,000 matches of 30 deals
+    largest = per_deal * archive.MAX_DEALS_PER_BROWSER  # 2,000 matches of 30 deals
     assert largest < client.application.config["IMPORT_MAX_BYTES"]
 
 
@@ -465,7 +465,7 @@ def test_a_file_of_nothing_but_brackets_is_refused_before_it_is_read(client: Fla
 def test_a_browser_keeps_a_bounded_number_of_deals(
     app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(archive, "MAX_DEALS", 3)
+    monkeypatch.setattr(archive, "MAX_DEALS_PER_BROWSER", 3)
     assert client.post("/api/import", json=document(a_match("a" * 32))).status_code == 201
     response = client.post("/api/import", json=document(a_match("b" * 32)))  # 2 + 2 > 3
     assert response.status_code == 409

@@ -13,6 +13,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from counter.models import db
+from counter.scoring import Outcome
 from counter.services import deals, matches
 
 from conftest import TEST_DATABASE_URL, empty_tables, make_app
@@ -114,7 +115,7 @@ def test_after_the_upgrade_play_goes_on(first_schema_app: Flask) -> None:
     upgrade_to_latest(first_schema_app)
     with first_schema_app.app_context():
         match, recorded = deals.record_deal(
-            owner=OWNER, match_id=2, player=1, outcome="schneider", request_id="r2-2"
+            owner=OWNER, match_id=2, seat=1, outcome=Outcome.SCHNEIDER, request_id="r2-2"
         )
     assert recorded
     assert [deal.number for deal in match.deals or ()] == [1, 2]

@@ -7,8 +7,10 @@ patterns the same as the server's own checks, and each kind of answer fitting it
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,23 @@ from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
+from counter import parsing
 from counter.browser import SESSION_KEY
-from counter.names import parse_name
+from counter.models import MAX_ID
+from counter.names import NAME_MAX_LENGTH, parse_name
+from counter.parsing import request_id as parse_request_id
 from counter.refusals import Refusal
-from counter.services import sharing
-from counter.services.deals import parse_request_id
+from counter.scoring import (
+    MAX_DEALS_PER_MATCH,
+    PRESETS,
+    SEATS,
+    TARGETS,
+    HouseRules,
+    NextDealer,
+    Outcome,
+)
+from counter.services import archive, matches, sharing
+from counter.timestamps import iso_utc
 
 from helpers import api_deal, api_play, api_start
 
@@ -97,6 +111,92 @@ def test_limited_and_busy_answers_say_when_to_try_again(spec: dict[str, Any]) ->
         headers = spec["components"]["responses"][name]["headers"]
         assert headers["Retry-After"] == {"$ref": "#/components/headers/RetryAfter"}
     assert spec["components"]["headers"]["RetryAfter"]["required"] is True
+
+
+# --- the numbers and names the code defines are the spec's ---------------------------------
+
+
+def at(spec: dict[str, Any], pointer: str) -> Any:
+    """The value at ``pointer`` ("components/schemas/Target/enum", a JSON pointer) in the spec."""
+    value: Any = spec
+    for key in pointer.replace("~1", "\0").split("/"):
+        key = key.replace("\0", "/")
+        value = value[int(key)] if isinstance(value, list) else value[key]
+    return value
+
+
+def mirrored_constants() -> list[tuple[str, object]]:
+    """Each place in the spec that states a constant of the code, and that constant."""
+    schemas = "components/schemas"
+    switches = [
+        (f"{schemas}/HouseRules/properties/{switch.name}/enum", [c.value for c in switch.kind])
+        for switch in HouseRules.switches()
+    ]
+    most_points = max(
+        rules.points(outcome)
+        for choices in itertools.product(*(list(switch.kind) for switch in HouseRules.switches()))
+        for rules in [HouseRules(*choices)]
+        for outcome in rules.outcomes
+    )
+    names = [
+        f"{schemas}/Name/maxLength",
+        f"{schemas}/Player/properties/name/maxLength",
+        f"{schemas}/SharedMatch/properties/players/items/properties/name/maxLength",
+        f"{schemas}/Export/properties/matches/items/properties/players/items/maxLength",
+    ]
+    deals_per_match = [
+        f"{schemas}/ImportedMatch/properties/deals/maxItems",
+        f"{schemas}/ImportedDealFields/properties/number/maximum",
+        f"{schemas}/Match/allOf/1/properties/deals/maxItems",
+        f"{schemas}/MatchSummary/allOf/1/properties/deal_count/maximum",
+        f"{schemas}/SharedMatch/properties/deals/maxItems",
+        f"{schemas}/Export/properties/matches/items/properties/deals/maxItems",
+    ]
+    points = [
+        f"{schemas}/Deal/properties/points/maximum",
+        f"{schemas}/Table/properties/points/additionalProperties/maximum",
+        f"{schemas}/SharedMatch/properties/deals/items/properties/points/maximum",
+        f"{schemas}/Export/properties/matches/items/properties/deals/items/properties/points/maximum",
+    ]
+    return [
+        *switches,
+        (f"{schemas}/Table/properties/next_dealer/enum", [c.value for c in NextDealer]),
+        (f"{schemas}/Preset/enum", list(PRESETS)),
+        (f"{schemas}/Outcome/enum", [outcome.value for outcome in Outcome]),
+        (f"{schemas}/WonOutcome/enum", [o.value for o in Outcome if o is not Outcome.TIE]),
+        (f"{schemas}/Target/enum", list(TARGETS)),
+        (f"{schemas}/Seat/enum", list(SEATS)),
+        *((pointer, NAME_MAX_LENGTH) for pointer in names),
+        (f"{schemas}/RequestId/maxLength", parsing.REQUEST_ID_MAX_LENGTH),
+        (f"{schemas}/Deal/properties/request_id/oneOf/0/maxLength", parsing.REQUEST_ID_MAX_LENGTH),
+        (f"{schemas}/Uid/pattern", f"^{parsing.UID_PATTERN}$"),
+        (f"{schemas}/FileTime/maxLength", parsing.TIMESTAMP_MAX_LENGTH),
+        (f"{schemas}/Id/maximum", MAX_ID),
+        (f"{schemas}/QueryNumber/maximum", 10**parsing.NUMBER_MAX_DIGITS - 1),
+        (f"{schemas}/ImportDocument/properties/version/enum", list(archive.READS)),
+        (f"{schemas}/ImportDocument/properties/matches/maxItems", archive.MAX_MATCHES),
+        *((pointer, MAX_DEALS_PER_MATCH) for pointer in deals_per_match),
+        *((pointer, most_points) for pointer in points),
+        (f"{schemas}/MatchPage/properties/matches/maxItems", matches.PAGE_SIZE),
+        ("paths/~1api~1import/post/parameters/0/schema/enum", list(parsing.DRY_RUN)),
+    ]
+
+
+@pytest.mark.parametrize(("pointer", "constant"), mirrored_constants())
+def test_the_spec_states_the_constants_of_the_code(
+    spec: dict[str, Any], pointer: str, constant: object
+) -> None:
+    stated = at(spec, pointer)
+    if isinstance(constant, list):  # the same choices; their order in the spec is free
+        assert sorted(map(str, stated)) == sorted(map(str, constant)), pointer
+    else:
+        assert stated == constant, pointer
+
+
+def test_the_timestamp_pattern_is_what_answers_write(spec: dict[str, Any]) -> None:
+    written = iso_utc(datetime(2026, 11, 30, 15, 7, 42, 123456))
+    assert written is not None
+    assert re.fullmatch(at(spec, "components/schemas/Timestamp/pattern"), written)
 
 
 # --- the patterns say what the server checks ---------------------------------------------

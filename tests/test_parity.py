@@ -28,7 +28,7 @@ from werkzeug.serving import make_server
 from counter import rulebook, scoring, shapes
 from counter.models import db
 from counter.scoring import HouseRules, MatchFinished, Outcome
-from counter.services.views import blank_match
+from counter.services.read_models import blank_match
 
 from conftest import empty_tables, make_app
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from counter import scoring
+from counter import parsing, scoring
 from counter.refusals import Refusal
 from counter.scoring import (
     DealResult,
@@ -32,7 +32,7 @@ from counter.scoring import (
     ],
 )
 def test_each_outcome_is_worth_its_game_points(outcome: str, points: int) -> None:
-    assert score_deal(1, scoring.parse_outcome(outcome)).points == points
+    assert score_deal(1, parsing.outcome(outcome)).points == points
 
 
 def test_every_outcome_has_a_point_value() -> None:
@@ -151,7 +151,7 @@ def test_switching_to_the_same_target_changes_nothing() -> None:
 
 @pytest.mark.parametrize("target", [7, 11, 15, 11.0])
 def test_offered_targets_are_accepted(target: int) -> None:
-    assert scoring.parse_target(target) == target  # 11.0 is how some JSON writes 11
+    assert parsing.target(target) == target  # 11.0 is how some JSON writes 11
 
 
 @pytest.mark.parametrize(
@@ -159,19 +159,19 @@ def test_offered_targets_are_accepted(target: int) -> None:
 )
 def test_other_targets_are_refused(target: object) -> None:
     with pytest.raises(Refusal, match="7, 11, 15"):
-        scoring.parse_target(target)
+        parsing.target(target)
 
 
 @pytest.mark.parametrize("seat", [0, 3, "1", 1.5, True, None])
 def test_only_seats_1_and_2_exist(seat: object) -> None:
     with pytest.raises(Refusal, match="player must be 1 or 2"):
-        scoring.parse_seat(seat)
+        parsing.seat(seat)
 
 
 @pytest.mark.parametrize("outcome", ["win", "NORMAL", "", 1, None])
 def test_unknown_outcomes_are_refused_with_the_known_ones_named(outcome: object) -> None:
     with pytest.raises(Refusal, match="normal, schneider, schwarz"):
-        scoring.parse_outcome(outcome)
+        parsing.outcome(outcome)
 
 
 def test_a_deal_result_keeps_the_points_it_was_given() -> None:
@@ -259,7 +259,7 @@ def test_a_no_trick_button_shows_only_where_it_pays(
 def test_each_preset_is_a_set_of_rules_and_a_target(
     name: str, rules: HouseRules, target: int
 ) -> None:
-    preset = scoring.parse_preset(name)
+    preset = parsing.preset(name)
     assert (preset.rules, preset.target) == (rules, target)
 
 
@@ -297,11 +297,11 @@ def test_each_deal_passes_the_deal_on_by_the_rules_it_was_recorded_under() -> No
 )
 def test_unknown_house_rules_are_refused(value: object, message: str) -> None:
     with pytest.raises(Refusal, match=message):
-        HouseRules.from_dict(value)
+        parsing.house_rules(value)
 
 
 def test_house_rules_change_only_what_is_named() -> None:
-    changed = HouseRules.from_dict({"next_dealer": "alternate"}, ALWAYS_3)
+    changed = parsing.house_rules({"next_dealer": "alternate"}, ALWAYS_3)
     assert changed == scoring.HouseRules(
         scoring.FailedClose.ALWAYS_3,
         scoring.WrongClaim.ALWAYS_2,
@@ -343,7 +343,7 @@ def test_the_tie_button_shows_only_where_ties_are_recorded() -> None:
 
 def test_house_rules_round_trip_through_their_dict() -> None:
     rules = HouseRules(failed_close=scoring.FailedClose.ALWAYS_2, ties=scoring.Ties.NO_POINTS)
-    assert HouseRules.from_dict(rules.as_dict()) == rules
+    assert parsing.house_rules(rules.as_dict()) == rules
     assert set(rules.as_dict()) == {switch.name for switch in HouseRules.switches()}
 
 
@@ -376,5 +376,5 @@ def test_a_deal_must_be_worth_what_its_rules_say(deal: DealResult, refused: bool
 
 def test_a_match_keeps_a_bounded_number_of_deals() -> None:
     with pytest.raises(scoring.TooManyDeals):
-        scoring.check_room(scoring.MAX_DEALS)
-    scoring.check_room(scoring.MAX_DEALS - 1)
+        scoring.check_room(scoring.MAX_DEALS_PER_MATCH)
+    scoring.check_room(scoring.MAX_DEALS_PER_MATCH - 1)

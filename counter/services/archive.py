@@ -10,26 +10,25 @@ import cut short is completed by importing the same file again.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from counter import scoring
-from counter.models import Deal, Match, db
-from counter.names import parse_pair
-from counter.refusals import N_, Invalid, Refusal, TooLarge, shown
+from counter import parsing, scoring
+from counter.models import Deal, Match, db, utcnow
+from counter.names import NAME_MAX_LENGTH
+from counter.refusals import N_, Invalid, Refusal, TooLarge, as_sent
 from counter.scoring import DealResult, HouseRules
-from counter.services import matches as matches_service
 from counter.services import queries
-from counter.services.matches import TooManyMatches, parse_uid
+from counter.services.matches import MAX_MATCHES_PER_BROWSER, TooManyMatches
+from counter.services.read_models import deal_result
 from counter.services.transactions import writes
-from counter.services.views import deal_result, moment
+from counter.timestamps import iso_utc
 
 FORMAT = "santase-counter"
 VERSION = 2
@@ -37,11 +36,11 @@ READS = (1, 2)  # version 1 had no house rules per deal: they are the match's
 DOCUMENT_FIELDS = {"format", "version", "exported_at", "matches"}
 MATCH_FIELDS = {"uid", "target", "players", "rules", "first_dealer", "created_at", "deals"}
 DEAL_FIELDS = {"number", "player", "outcome", "points", "created_at", "corrected_at"}
-# One import: years of matches at a table, and a bound on the work one request can cost.
-MAX_MATCHES = matches_service.MAX_MATCHES  # a browser's whole history fits one import
-MAX_DEALS = 60_000
+# A browser's whole history fits one import: years of matches at a table. These
+# bound both what one import takes and what one browser keeps.
+MAX_MATCHES = MAX_MATCHES_PER_BROWSER
+MAX_DEALS_PER_BROWSER = 60_000
 BATCH_DEALS = 2000  # deals stored per transaction
-EARLIEST, LATEST = datetime(2000, 1, 1), datetime(2100, 1, 1)
 
 
 def _owned(owner: str | None) -> list[Match]:
@@ -62,7 +61,7 @@ def export_document(*, owner: str | None) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "exported_at": moment(datetime.now(UTC).replace(tzinfo=None)),
+        "exported_at": iso_utc(utcnow()),
         "matches": [_exported(match) for match in _owned(owner)],
     }
 
@@ -75,8 +74,8 @@ def _exported(match: Match) -> dict[str, Any]:
             "player": deal.player,
             "outcome": deal.outcome,
             "points": deal.points,
-            "created_at": moment(deal.created_at),
-            "corrected_at": moment(deal.corrected_at),
+            "created_at": iso_utc(deal.created_at),
+            "corrected_at": iso_utc(deal.corrected_at),
         }
         if deal.rules != match.rules:  # recorded before the rules were changed
             exported["rules"] = deal.rules.as_dict()
@@ -87,7 +86,7 @@ def _exported(match: Match) -> dict[str, Any]:
         "players": list(match.names),
         "rules": match.rules.as_dict(),
         "first_dealer": match.first_dealer,
-        "created_at": moment(match.created_at),
+        "created_at": iso_utc(match.created_at),
         "deals": deals,
     }
 
@@ -142,14 +141,10 @@ class ImportedMatch:
         return max(times)
 
 
-def _reject_constant(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")
-
-
 # Objects and lists an export of the largest import holds: the document, each match with
 # its rules and its two lists, each deal with its rules; and brackets in names. A file
 # with more is no export, and is refused before it costs the memory of reading it.
-MAX_BRACKETS = 2 * MAX_DEALS + 3 * MAX_MATCHES + 2 * 40 * MAX_MATCHES + 10
+MAX_BRACKETS = 2 * MAX_DEALS_PER_BROWSER + 3 * MAX_MATCHES + 2 * NAME_MAX_LENGTH * MAX_MATCHES + 10
 
 
 def read_document(raw: bytes | str) -> list[ImportedMatch]:
@@ -161,8 +156,8 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
     if text.count("[") + text.count("{") > MAX_BRACKETS:
         raise TooLarge(N_("This file holds far more than an export of the counter can."))
     try:
-        document = json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+        document = parsing.json_value(raw)
+    except ValueError:
         raise Invalid(N_("This file is not an export of the counter (it is not JSON).")) from None
     if (
         not isinstance(document, dict)
@@ -186,11 +181,11 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
         for match in found
         if isinstance(match, dict) and isinstance(match.get("deals"), list)
     )
-    if deals > MAX_DEALS:
+    if deals > MAX_DEALS_PER_BROWSER:
         raise TooLarge(
             N_("The file holds %(count)s deals; one import takes at most %(most)s."),
             count=deals,
-            most=MAX_DEALS,
+            most=MAX_DEALS_PER_BROWSER,
         )
     matches = [_checked_match(position, match) for position, match in enumerate(found, 1)]
     seen: dict[str, int] = {}
@@ -209,17 +204,17 @@ def _checked_match(position: int, match: object) -> ImportedMatch:
     try:
         if not isinstance(match, dict) or set(match) != MATCH_FIELDS:
             raise Invalid(N_("The fields of the match are not those of an export."))
-        uid = parse_uid(match["uid"])
-        players = parse_pair(match["players"])
-        target = scoring.parse_target(match["target"])
-        rules = HouseRules.from_dict(match["rules"])
-        first_dealer = scoring.parse_seat(match["first_dealer"])
+        uid = parsing.uid(match["uid"])
+        players = parsing.players(match["players"])
+        target = parsing.target(match["target"])
+        rules = parsing.house_rules(match["rules"])
+        first_dealer = parsing.seat(match["first_dealer"])
         found = match["deals"]
         if not isinstance(found, list):
             raise Invalid(N_("The deals of the match are not a list."))
         deals = [_checked_deal(number, deal, rules) for number, deal in enumerate(found, 1)]
         final = scoring.replay([deal.result for deal in deals], target, players)
-        created_at = _parse_moment(match["created_at"])
+        created_at = parsing.timestamp(match["created_at"])
     except Refusal as error:
         kind = TooLarge if isinstance(error, TooLarge) else Invalid
         raise kind(
@@ -241,48 +236,27 @@ def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> Importe
     if (
         not isinstance(deal, dict)
         or not DEAL_FIELDS <= set(deal) <= DEAL_FIELDS | {"rules"}
-        or not _whole(deal["number"])
+        or not parsing.whole(deal["number"])
         or deal["number"] != number
     ):
         raise Invalid(N_("Deal %(number)s is not as an export writes it."), number=number)
     try:
-        rules = HouseRules.from_dict(deal["rules"], match_rules) if "rules" in deal else match_rules
-        outcome = scoring.parse_outcome(deal["outcome"])
-        player = None if deal["player"] is None else scoring.parse_seat(deal["player"])
+        rules = parsing.house_rules(deal["rules"], match_rules) if "rules" in deal else match_rules
+        outcome = parsing.outcome(deal["outcome"])
+        player = None if deal["player"] is None else parsing.seat(deal["player"])
         points = deal["points"]
-        if not _whole(points):
+        if not parsing.whole(points):
             raise Invalid(
-                N_("The points must be a whole number, not %(value)s."), value=shown(points)
+                N_("The points must be a whole number, not %(value)s."), value=as_sent(points)
             )
         result = DealResult(player, outcome, int(points), rules)
         scoring.check_points(result)
-        created_at = _parse_moment(deal["created_at"])
-        corrected_at = None if deal["corrected_at"] is None else _parse_moment(deal["corrected_at"])
+        created_at = parsing.timestamp(deal["created_at"])
+        corrected = deal["corrected_at"]
+        corrected_at = None if corrected is None else parsing.timestamp(corrected)
     except Refusal as error:
         raise Invalid(N_("Deal %(number)s: %(problem)s"), number=number, problem=error) from None
     return ImportedDeal(result=result, created_at=created_at, corrected_at=corrected_at)
-
-
-def _whole(value: object) -> bool:
-    """A whole number as JSON has it, as the API reads one: 3 or 3.0, never true or "3"."""
-    if isinstance(value, float):
-        return value.is_integer()
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _parse_moment(value: object) -> datetime:
-    """A time written by an export (ISO 8601), as naive UTC, within this century."""
-    if isinstance(value, str) and len(value) <= 40:
-        try:
-            parsed = datetime.fromisoformat(value)
-            if parsed.tzinfo is not None:
-                parsed = parsed.astimezone(UTC).replace(tzinfo=None)
-        except (ValueError, OverflowError):
-            pass
-        else:
-            if EARLIEST <= parsed < LATEST:
-                return parsed
-    raise Invalid(N_("%(value)s is not a date and time between 2000 and 2100."), value=shown(value))
 
 
 @dataclass(frozen=True)
@@ -318,13 +292,13 @@ def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
     """Store the matches this browser lacks, a batch per short transaction."""
     report = preview(owner=owner, matches=matches)
     new_deals = sum(len(match.deals) for match in report.new)
-    if queries.count_deals(owner) + new_deals > MAX_DEALS:
+    if queries.count_deals(owner) + new_deals > MAX_DEALS_PER_BROWSER:
         raise TooManyMatches(
             N_(
                 "This browser would then keep more than %(most)s deals. Delete some "
                 "matches first, or import into another browser."
             ),
-            most=MAX_DEALS,
+            most=MAX_DEALS_PER_BROWSER,
         )
     if queries.count(owner) + len(report.new) > MAX_MATCHES:
         raise TooManyMatches(

@@ -6,14 +6,13 @@ from sqlalchemy import and_, update
 from sqlalchemy.exc import IntegrityError
 
 from counter import scoring
-from counter.models import REQUEST_ID_MAX_LENGTH, Deal, Match, db, utcnow
-from counter.names import DEFAULT_NAMES
-from counter.refusals import N_, Conflict, Invalid, NotFound, shown
+from counter.models import Deal, Match, db, utcnow
+from counter.refusals import N_, Conflict, NotFound
 from counter.scoring import Outcome, Seat
 from counter.services import queries
 from counter.services.matches import load_or_start
+from counter.services.read_models import DealView, MatchView, deal_result, full_view, standing
 from counter.services.transactions import begin_write, writes
-from counter.services.views import DealView, MatchView, deal_result, full_view, standing
 
 RENUMBERING = 1_000_000  # far above any deal number: a free range to move deals through
 
@@ -22,8 +21,8 @@ class DealNotFound(NotFound):
     """The match has no deal with that number."""
 
     @classmethod
-    def with_number(cls, match_id: int | None, number: object) -> DealNotFound:
-        return cls(N_("Match %(id)s has no deal %(number)s."), id=match_id, number=shown(number))
+    def with_number(cls, match_id: int | None, number: int) -> DealNotFound:
+        return cls(N_("Match %(id)s has no deal %(number)s."), id=match_id, number=number)
 
 
 class NothingToUndo(Conflict):
@@ -34,59 +33,29 @@ class RequestReused(Conflict):
     """A request id came back with a different deal than the one it recorded."""
 
 
-def parse_request_id(value: object) -> str | None:
-    """A client's id for one tap: 1 to 64 printable ASCII characters, or none.
-
-    Clients make them from random hex or base64url; ASCII keeps them safe in a
-    query string and one byte a character wherever they are stored.
-    """
-    if value is None:
-        return None
-    if (
-        not isinstance(value, str)
-        or not 1 <= len(value) <= REQUEST_ID_MAX_LENGTH
-        or not (value.isascii() and value.isprintable())
-    ):
-        raise Invalid(
-            N_("A request id is 1 to %(most)s printable ASCII characters."),
-            most=REQUEST_ID_MAX_LENGTH,
-        )
-    return value
-
-
-def receiver(outcome: Outcome, player: object) -> Seat | None:
-    """The seat that receives a deal's points; a tie has none (score_deal refuses one)."""
-    if outcome is Outcome.TIE and player is None:
-        return None
-    return scoring.parse_seat(player)
-
-
 @writes
 def record_deal(
     *,
     owner: str,
     match_id: int | None,
-    player: object,
-    outcome: object,
-    request_id: object = None,
-    defaults: tuple[str, str] = DEFAULT_NAMES,
+    seat: Seat | None,
+    outcome: Outcome,
+    request_id: str | None = None,
 ) -> tuple[MatchView, bool]:
-    """Record one deal's game points for ``player``; returns the match and whether it is new.
+    """Record one deal's game points for ``seat`` (none for a tie); returns the match and
+    whether the deal is new.
 
     The deal is scored under the match's house rules of now, and keeps them. With
     no ``match_id`` the browser's first match is started with this deal. A
     ``request_id`` seen before in this match records nothing and returns the
     match as it is, so a double tap or a retried request counts once.
     """
-    kind = scoring.parse_outcome(outcome)
-    seat = receiver(kind, player)
-    request = parse_request_id(request_id)
     for attempt in range(3):
         if attempt:
             begin_write()
-        match, earlier = load_or_start(owner, match_id, defaults)
-        result = scoring.score_deal(seat, kind, match.rules)
-        if _replayed(match, request, result):
+        match, earlier = load_or_start(owner, match_id)
+        result = scoring.score_deal(seat, outcome, match.rules)
+        if _replayed(match, request_id, result):
             view = full_view(match, earlier)
             db.session.rollback()  # nothing to write: end the transaction and its lock
             return view, False
@@ -101,7 +70,7 @@ def record_deal(
                 outcome=result.outcome.value,
                 points=result.points,
                 rules=result.rules,
-                request_id=request,
+                request_id=request_id,
             )
         )
         try:
@@ -134,7 +103,7 @@ def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) 
 
 @writes
 def undo_last_deal(
-    *, owner: str, match_id: int, number: int | None = None, request_id: object = None
+    *, owner: str, match_id: int, number: int | None = None, request_id: str | None = None
 ) -> tuple[MatchView, DealView | None]:
     """Take back the latest deal; a match it had finished is open again.
 
@@ -144,9 +113,8 @@ def undo_last_deal(
     it is, so a repeated or retried undo takes back one deal, never two.
     Returns the match as it is now and the deal that was taken back, if one was.
     """
-    request = parse_request_id(request_id)
     match, earlier = queries.load(owner, match_id, for_update=True)
-    if request is not None and all(deal.request_id != request for deal in match.deals):
+    if request_id is not None and all(deal.request_id != request_id for deal in match.deals):
         view = full_view(match, earlier)
         db.session.rollback()
         return view, None
@@ -154,11 +122,11 @@ def undo_last_deal(
         raise NothingToUndo(N_("There is no deal to undo in this match."))
     last = match.deals[-1]
     if (number is not None and last.number != number) or (
-        request is not None and last.request_id != request
+        request_id is not None and last.request_id != request_id
     ):
         raise NothingToUndo(
             N_("Deal %(number)s is no longer the last one; nothing was undone."),
-            number=number if number is not None else _number_of(match, request),
+            number=number if number is not None else _number_of(match, request_id),
         )
     removed = full_view(match, earlier).deals[-1]  # type: ignore[index]
     match.deals.remove(last)  # deleted on commit
@@ -172,19 +140,24 @@ def _number_of(match: Match, request_id: str | None) -> int | None:
     return next((deal.number for deal in match.deals if deal.request_id == request_id), None)
 
 
-def _numbered(match: Match, number: object) -> Deal:
-    if isinstance(number, int) and not isinstance(number, bool):
-        for deal in match.deals:
-            if deal.number == number:
-                return deal
+def _numbered(match: Match, number: int) -> Deal:
+    for deal in match.deals:
+        if deal.number == number:
+            return deal
     raise DealNotFound.with_number(match.id, number)
 
 
 @writes
 def correct_deal(
-    *, owner: str, match_id: int, number: int, player: object = None, outcome: object = None
+    *,
+    owner: str,
+    match_id: int,
+    number: int,
+    seat: Seat | None = None,
+    outcome: Outcome | None = None,
 ) -> tuple[MatchView, DealView]:
-    """Change who received a past deal's points and why (either may stay as it was).
+    """Change who received a past deal's points and why (either may stay as it was:
+    none for ``seat`` keeps the deal's player, unless the deal becomes a tie).
 
     The deal is scored again under the house rules it was recorded with; totals
     and winner follow. Refused when the match would then be won before its last
@@ -192,10 +165,10 @@ def correct_deal(
     """
     match, earlier = queries.load(owner, match_id, for_update=True)
     deal = _numbered(match, number)
-    kind = scoring.parse_outcome(deal.outcome if outcome is None else outcome)
-    if player is None and kind is not Outcome.TIE:
-        player = deal.player
-    result = scoring.score_deal(receiver(kind, player), kind, deal.rules)
+    kind = Outcome(deal.outcome) if outcome is None else outcome
+    if seat is None and kind is not Outcome.TIE:
+        seat = deal_result(deal).player
+    result = scoring.score_deal(seat, kind, deal.rules)
     results = [result if each is deal else deal_result(each) for each in match.deals]
     after = scoring.replay(results, match.target, match.names)
     if (deal.player, deal.outcome, deal.points) != (result.player, result.outcome, result.points):

@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 import math
-import re
 
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from counter import scoring
 from counter.models import Deal, Match, db, utcnow
-from counter.names import DEFAULT_NAMES, parse_pair
-from counter.refusals import N_, Conflict, Invalid
-from counter.scoring import HouseRules
+from counter.parsing import RuleChanges, changed_rules
+from counter.refusals import N_, Conflict
+from counter.scoring import Preset, Seat
 from counter.services import queries, series
+from counter.services.defaults import default_names
 from counter.services.queries import MatchNotFound, Summary
+from counter.services.read_models import MatchPage, MatchView, PlayerView, full_view, standing
 from counter.services.transactions import writes
-from counter.services.views import MatchPage, MatchView, PlayerView, full_view, standing
 
 PAGE_SIZE = 20
 # Years of matches at a table; an export of them all still fits one import.
-MAX_MATCHES = 2000
-UID = re.compile(r"[0-9a-f]{32}")
+MAX_MATCHES_PER_BROWSER = 2000
 
 
 class TooManyMatches(Conflict):
@@ -85,24 +84,16 @@ def _summary(row: Summary, games: tuple[int, int]) -> MatchView:
     )
 
 
-def parse_uid(value: object) -> str:
-    """A match's uid: 32 lowercase hexadecimal digits (a UUID without its dashes)."""
-    if isinstance(value, str) and UID.fullmatch(value):
-        return value
-    raise Invalid(N_("A match uid is 32 lowercase hexadecimal digits."))
-
-
 @writes
 def start_match(
     *,
     owner: str,
-    uid: object = None,
-    target: object = None,
-    names: object = None,
-    rules: object = None,
-    preset: object = None,
-    first_dealer: object = None,
-    defaults: tuple[str, str] = DEFAULT_NAMES,
+    uid: str | None = None,
+    target: int | None = None,
+    names: tuple[str, str] | None = None,
+    rules: RuleChanges | None = None,
+    preset: Preset | None = None,
+    first_dealer: Seat | None = None,
 ) -> tuple[MatchView, bool]:
     """Store a new match and make it the counter's; returns it and whether it is new.
 
@@ -111,55 +102,46 @@ def start_match(
     rules and target together. The same ``uid`` again (a retried or repeated
     request, a phone that started the match offline) answers the match it started.
     """
-    # Every value is checked first: a request the rules refuse is refused, uid or not.
-    chosen_uid = None if uid is None else parse_uid(uid)
-    chosen_preset = None if preset is None else scoring.parse_preset(preset)
-    if rules is not None:
-        HouseRules.from_dict(rules)  # checked now, applied over the base rules below
-    given_names = None if names is None else parse_pair(names, defaults)
-    if target is None and chosen_preset is not None:
-        target = chosen_preset.target
-    chosen_target = scoring.DEFAULT_TARGET if target is None else scoring.parse_target(target)
-    dealer = 1 if first_dealer is None else scoring.parse_seat(first_dealer)
-    if chosen_uid is not None and (found := _with_uid(owner, chosen_uid)) is not None:
+    if uid is not None and (found := _with_uid(owner, uid)) is not None:
         return found, False
-    if queries.count(owner) >= MAX_MATCHES:
+    if queries.count(owner) >= MAX_MATCHES_PER_BROWSER:
         raise TooManyMatches(
             N_(
                 "This browser keeps at most %(most)s matches. Export them, then delete "
                 "the ones you no longer need."
             ),
-            most=MAX_MATCHES,
+            most=MAX_MATCHES_PER_BROWSER,
         )
     current = queries.current_id(owner)
     latest = None if current is None else db.session.get_one(Match, current)
     # House rules not given are those of the match played last: the browser's last choice.
     base = scoring.DEFAULT_RULES if latest is None else latest.rules
-    if chosen_preset is not None:
-        base = chosen_preset.rules
-    chosen_rules = base if rules is None else HouseRules.from_dict(rules, base)
-    players = (
-        given_names if given_names is not None else latest.names if latest is not None else defaults
-    )
+    if preset is not None:
+        base = preset.rules
+    chosen_rules = base if rules is None else changed_rules(base, rules)
+    if names is None:
+        names = default_names() if latest is None else latest.names
+    if target is None:
+        target = scoring.DEFAULT_TARGET if preset is None else preset.target
     match = Match(
         owner=owner,
-        player1=players[0],
-        player2=players[1],
-        target=chosen_target,
-        first_dealer=dealer,
+        player1=names[0],
+        player2=names[1],
+        target=target,
+        first_dealer=1 if first_dealer is None else first_dealer,
         rules=chosen_rules,
         played_at=utcnow(),
         deals=[],
     )
-    if chosen_uid is not None:
-        match.uid = chosen_uid
+    if uid is not None:
+        match.uid = uid
     db.session.add(match)
     try:
         db.session.commit()
     except IntegrityError:
         # The same uid, sent twice at once (a retry racing its first try): it is there now.
         db.session.rollback()
-        found = None if chosen_uid is None else _with_uid(owner, chosen_uid)
+        found = None if uid is None else _with_uid(owner, uid)
         if found is None:
             raise
         return found, False
@@ -171,16 +153,15 @@ def _with_uid(owner: str, uid: str) -> MatchView | None:
     return None if match_id is None else get_match(owner=owner, match_id=match_id)
 
 
-def load_or_start(
-    owner: str, match_id: int | None, defaults: tuple[str, str]
-) -> tuple[Match, tuple[int, int]]:
+def load_or_start(owner: str, match_id: int | None) -> tuple[Match, tuple[int, int]]:
     """The match to change, locked; with no id, this browser's first match, started now."""
     if match_id is not None:
         return queries.load(owner, match_id, for_update=True)
+    names = default_names()
     match = Match(
         owner=owner,
-        player1=defaults[0],
-        player2=defaults[1],
+        player1=names[0],
+        player2=names[1],
         target=scoring.DEFAULT_TARGET,
         first_dealer=1,
         rules=scoring.DEFAULT_RULES,
@@ -195,37 +176,36 @@ def change_match(
     *,
     owner: str,
     match_id: int | None,
-    target: object = None,
-    names: object = None,
-    rules: object = None,
-    preset: object = None,
-    first_dealer: object = None,
+    target: int | None = None,
+    names: tuple[str, str] | None = None,
+    rules: RuleChanges | None = None,
+    preset: Preset | None = None,
+    first_dealer: Seat | None = None,
     play_on: bool = False,
-    defaults: tuple[str, str] = DEFAULT_NAMES,
 ) -> MatchView:
     """Switch the target, rename the players, change the house rules or the first dealer.
 
     A target that a score already reaches is refused; a higher target for a
     finished match takes its win back, and is refused unless ``play_on``. New
-    rules count from the next deal: recorded deals keep theirs. With no
-    ``match_id`` the browser's first match is started with these settings.
+    rules count from the next deal: recorded deals keep theirs. A preset sets the
+    rules and, unless ``target`` is given, the target. With no ``match_id`` the
+    browser's first match is started with these settings.
     """
-    match, earlier = load_or_start(owner, match_id, defaults)
+    match, earlier = load_or_start(owner, match_id)
     current = standing(match)
     if names is not None:
-        current = scoring.Standing(current.scores, current.target, parse_pair(names, defaults))
+        current = scoring.Standing(current.scores, current.target, names)
     if preset is not None:
-        chosen = scoring.parse_preset(preset)
-        match.rules, target = chosen.rules, chosen.target if target is None else target
+        match.rules = preset.rules
+        target = preset.target if target is None else target
     if target is not None:
-        current = current.with_target(scoring.parse_target(target), play_on=play_on)
+        current = current.with_target(target, play_on=play_on)
     if rules is not None:
-        match.rules = HouseRules.from_dict(rules, match.rules)
+        match.rules = changed_rules(match.rules, rules)
     if first_dealer is not None:
-        dealer = scoring.parse_seat(first_dealer)
-        if match.deals and dealer != match.first_dealer:
+        if match.deals and first_dealer != match.first_dealer:
             raise Conflict(N_("Who dealt first can only be changed before the first deal."))
-        match.first_dealer = dealer
+        match.first_dealer = first_dealer
     renamed = current.names != match.names
     match.player1, match.player2 = current.names
     match.target = current.target

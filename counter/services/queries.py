@@ -10,7 +10,7 @@ from typing import Literal
 from sqlalchemy import Select, bindparam, case, func, select
 from sqlalchemy.orm import selectinload
 
-from counter import scoring
+from counter import parsing, scoring
 from counter.models import Deal, Match, db
 from counter.refusals import N_, NotFound
 from counter.scoring import HouseRules, Seat
@@ -148,9 +148,9 @@ def page_summaries(owner: str, offset: int, limit: int) -> list[Summary]:
             scores=(int(first), int(second)),
             deal_count=deals,
             last_deal_at=last_deal_at,
-            won_by=None if match.won_by is None else scoring.parse_seat(match.won_by),
+            won_by=None if match.won_by is None else parsing.seat(match.won_by),
             rules=match.rules,
-            first_dealer=scoring.parse_seat(match.first_dealer),
+            first_dealer=parsing.seat(match.first_dealer),
         )
         for match, first, second, deals, last_deal_at in rows
     ]

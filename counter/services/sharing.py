@@ -9,8 +9,8 @@ from sqlalchemy import select
 from counter.models import Match, db
 from counter.refusals import N_, NotFound
 from counter.services import queries
+from counter.services.read_models import MatchView, full_view
 from counter.services.transactions import writes
-from counter.services.views import MatchView, full_view
 
 TOKEN_MAX_LENGTH = 32
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from counter import scoring
+from counter import parsing
 from counter.models import Deal, Match, db
 from counter.scoring import Outcome
 
@@ -102,7 +102,7 @@ def statistics(*, owner: str | None) -> list[PairStats]:
                 pair.player(names[seat - 1]).deals_won[Outcome(outcome)] += count
         if won_by is not None:
             pair.finished += 1
-            winner = pair.player(names[scoring.parse_seat(won_by) - 1])
+            winner = pair.player(names[parsing.seat(won_by) - 1])
             loser = pair.player(names[2 - won_by])
             winner.matches_won += 1
             runs[key, winner.name] = run = runs.get((key, winner.name), 0) + 1

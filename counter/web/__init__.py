@@ -5,16 +5,34 @@ from __future__ import annotations
 from flask import Flask
 
 from counter import i18n
+from counter.names import NAME_MAX_LENGTH
 from counter.scoring import TARGETS, Outcome
-from counter.services.views import moment
-from counter.web import archive, assets, devices, history, play, privacy, sharing, site, words
+from counter.timestamps import iso_utc
+from counter.web import (
+    assets,
+    devices,
+    export_import,
+    history,
+    play,
+    privacy,
+    share_pages,
+    site,
+    words,
+)
 
-BLUEPRINTS = (play.bp, history.bp, sharing.bp, devices.bp, archive.bp, privacy.bp, site.bp)
+BLUEPRINTS = (
+    play.bp,
+    history.bp,
+    share_pages.bp,
+    devices.bp,
+    export_import.bp,
+    privacy.bp,
+    site.bp,
+)
 
 
 def init_app(app: Flask) -> None:
-    """Register the pages, and make the game's words available to every template."""
-    archive.init_app(app)
+    """Register the pages, and give every template the game's words and numbers."""
     assets.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
@@ -28,10 +46,10 @@ def init_app(app: Flask) -> None:
         presets=words.presets,
         rules_summary=words.rules_summary,
         targets=TARGETS,
+        name_max_length=NAME_MAX_LENGTH,
         languages=i18n.LANGUAGE_NAMES,
         display=site.display,
         display_switches=site.DISPLAY,
         cookie_age=i18n.COOKIE_AGE,
     )
-    app.jinja_env.filters["moment"] = moment
-    app.jinja_env.globals["decimal"] = words.decimal
+    app.jinja_env.filters["iso_utc"] = iso_utc

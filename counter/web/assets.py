@@ -24,7 +24,7 @@ MINIFIERS: dict[str, Callable[[str], str]] = {".js": rjsmin.jsmin, ".css": rcssm
 
 
 @lru_cache(maxsize=32)
-def lean(path: Path, _version: float) -> bytes:
+def minified(path: Path, _version: float) -> bytes:
     """``path`` minified (cached per modification time)."""
     return MINIFIERS[path.suffix](path.read_text(encoding="utf-8")).encode()
 
@@ -40,7 +40,7 @@ def icon_uri(folder: str) -> Markup:
 
 
 def static(filename: str) -> Response:
-    """A file of static/: scripts and stylesheets lean, the rest as they are."""
+    """A file of static/: scripts and stylesheets without their comments, the rest as they are."""
     folder = Path(current_app.static_folder or "")
     try:
         path = (folder / filename).resolve()
@@ -49,7 +49,7 @@ def static(filename: str) -> Response:
         abort(404)
     if path.suffix not in MIMETYPES or not inside:
         return send_from_directory(folder, filename)
-    body = lean(path, path.stat().st_mtime)
+    body = minified(path, path.stat().st_mtime)
     response = Response(body, mimetype=MIMETYPES[path.suffix])
     response.set_etag(hashlib.sha256(body).hexdigest()[:32])
     response.cache_control.no_cache = True  # revalidate: a 304 costs a round trip, no bytes

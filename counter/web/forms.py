@@ -1,25 +1,22 @@
-"""Reading the pages' forms, and showing a refused form again with its message."""
+"""Reading the pages' forms into typed values (by :mod:`counter.parsing`), and the page
+that asks before a step that cannot be taken back."""
 
 from __future__ import annotations
 
 from flask import render_template, request
 
-from counter import i18n
+from counter import i18n, parsing
 from counter.models import MAX_ID
 from counter.names import parse_names
-from counter.refusals import N_, Malformed, not_a_number
-from counter.scoring import HouseRules, Outcome
+from counter.parsing import RuleChanges
+from counter.refusals import N_, Malformed
+from counter.scoring import HouseRules, Outcome, Preset, Seat
 from counter.services.queries import MatchNotFound
 
 
 def number(field: str) -> int | None:
     """A positive whole number from the form, or None when the field is absent or empty."""
-    raw = request.form.get(field, "")
-    if raw == "":
-        return None
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10 or not 1 <= int(raw) <= MAX_ID:
-        raise not_a_number(field)
-    return int(raw)
+    return parsing.form_number(request.form.get(field, ""), field, most=MAX_ID)
 
 
 def match_id() -> int | None:
@@ -30,32 +27,37 @@ def match_id() -> int | None:
         raise MatchNotFound(N_("There is no such match in this browser.")) from None
 
 
-def seat(field: str = "player") -> int | str:
-    """A seat as the rules read it: 1 or 2, or the text sent (which they refuse)."""
-    raw = request.form.get(field, "")
-    return int(raw) if raw in ("1", "2") else raw
+def outcome() -> Outcome:
+    """How the deal in the form ended."""
+    return parsing.outcome(request.form.get("outcome"))
 
 
-def receiver() -> int | str | None:
+def corrected_outcome() -> Outcome | None:
+    """The outcome a correction sets; none keeps the deal's own."""
+    return None if request.form.get("outcome") is None else outcome()
+
+
+def receiver() -> Seat | None:
     """The seat that receives the points of a deal in the form; a tie has none."""
-    return None if request.form.get("outcome") == Outcome.TIE.value else seat()
-
-
-def target() -> int | str | None:
-    raw = request.form.get("target")
-    if raw is None:
+    if request.form.get("outcome") == Outcome.TIE.value:
         return None
-    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else raw
+    return parsing.seat_text(request.form.get("player", ""))
 
 
-def preset() -> str | None:
-    return request.form.get("preset") or None
+def target() -> int | None:
+    raw = request.form.get("target")
+    return None if raw is None else parsing.target_text(raw)
 
 
-def rules() -> dict[str, str] | None:
+def preset() -> Preset | None:
+    name = request.form.get("preset")
+    return parsing.preset(name) if name else None
+
+
+def rules() -> RuleChanges | None:
     switches = [switch.name for switch in HouseRules.switches()]
     chosen = {name: request.form[name] for name in switches if name in request.form}
-    return chosen or None
+    return parsing.rule_changes(chosen) if chosen else None
 
 
 def names() -> tuple[str, str] | None:
@@ -66,8 +68,9 @@ def names() -> tuple[str, str] | None:
     )
 
 
-def first_dealer() -> int | str | None:
-    return seat("first_dealer") if "first_dealer" in request.form else None
+def first_dealer() -> Seat | None:
+    raw = request.form.get("first_dealer")
+    return None if raw is None else parsing.seat_text(raw)
 
 
 def confirmed() -> bool:
@@ -75,16 +78,13 @@ def confirmed() -> bool:
     return request.form.get("confirmed") == "1"
 
 
-def outcome() -> str | None:
-    return request.form.get("outcome")
-
-
 def request_id() -> str | None:
-    return request.form.get("request_id") or None
+    return parsing.request_id(request.form.get("request_id") or None)
 
 
 def uid() -> str | None:
-    return request.form.get("uid") or None
+    raw = request.form.get("uid")
+    return parsing.uid(raw) if raw else None
 
 
 def posted_fields() -> dict[str, str]:

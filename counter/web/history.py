@@ -7,12 +7,12 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, limits
+from counter import i18n, limits, parsing
 from counter.browser import browser_key, owner_of
 from counter.errors import shows_again
-from counter.refusals import Refusal, not_a_number
+from counter.refusals import Refusal
 from counter.services import deals, matches, queries, sharing
-from counter.services.views import MatchView
+from counter.services.read_models import MatchView
 from counter.web import forms, words
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
@@ -20,17 +20,10 @@ from counter.web.qr import qr_svg
 bp = limits.writes(Blueprint("history", __name__))
 
 
-def page_number(raw: str) -> int:
-    """A page number from the address; 0 or one past the end is a page that does not exist."""
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10:
-        raise not_a_number("page")
-    return int(raw)
-
-
 @bp.get("/matches")
 def history() -> str:
     """This browser's matches, newest first."""
-    page = page_number(request.args.get("page", "1"))
+    page = parsing.page_number(request.args.get("page", "1"))
     return render_template(
         "history.html",
         page=matches.list_matches(owner=browser_key(), page=page),
@@ -134,12 +127,10 @@ def edit_deal(match_id: int, number: int) -> str:
 @shows_again(_edit_again)
 def correct_deal(match_id: int, number: int) -> Response:
     """Save the corrected player and outcome of a past deal."""
+    owner = owner_of(match_id)
+    seat, outcome = forms.receiver(), forms.corrected_outcome()
     match, deal = deals.correct_deal(
-        owner=owner_of(match_id),
-        match_id=match_id,
-        number=number,
-        player=forms.receiver(),
-        outcome=forms.outcome(),
+        owner=owner, match_id=match_id, number=number, seat=seat, outcome=outcome
     )
     note = words.deal_note(match.names, deal.player, deal.points, deal.outcome)
     flash(gettext("Deal %(number)s corrected: %(note)s.", number=number, note=note))

@@ -20,7 +20,7 @@ from counter.errors import shows_again
 from counter.refusals import N_, Malformed, Refusal
 from counter.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches, queries
-from counter.services.views import MatchView, blank_match
+from counter.services.read_models import MatchView, blank_match
 from counter.web import forms, words
 from counter.web.forms import confirm_page
 
@@ -30,7 +30,7 @@ bp = limits.writes(Blueprint("play", __name__))
 def shown_match() -> MatchView:
     """The match on the counter: the one this browser played last, or a blank one."""
     current = matches.current_match(owner=browser_key())
-    return current or blank_match(i18n.default_names())
+    return current or blank_match()
 
 
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
@@ -112,13 +112,15 @@ def home() -> str:
 @shows_again(_refused_form)
 def record_deal() -> Response:
     """Record one deal for the player who receives the game points (nobody, for a tie)."""
+    match_id = forms.match_id()
+    outcome = forms.outcome()
+    seat, request_id = forms.receiver(), forms.request_id()
     match, recorded = deals.record_deal(
         owner=ensure_browser_key(),
-        match_id=forms.match_id(),
-        player=forms.receiver(),
-        outcome=forms.outcome(),
-        request_id=forms.request_id(),
-        defaults=i18n.default_names(),
+        match_id=match_id,
+        seat=seat,
+        outcome=outcome,
+        request_id=request_id,
     )
     if recorded and match.deals:
         deal = match.deals[-1]
@@ -147,28 +149,27 @@ def undo_last_deal() -> Response:
 @shows_again(_refused_form)
 def change_match() -> Response | str:
     """Switch the target, rename the players, or change the house rules or the first dealer."""
-    target, names, rules = forms.target(), forms.names(), forms.rules()
-    preset, first_dealer = forms.preset(), forms.first_dealer()
+    names, match_id, preset = forms.names(), forms.match_id(), forms.preset()
+    target, rules, first_dealer = forms.target(), forms.rules(), forms.first_dealer()
     if all(value is None for value in (target, names, rules, preset, first_dealer)):
         raise Malformed(N_("Choose a target, the players' names or the house rules."))
     try:
         match = matches.change_match(
             owner=ensure_browser_key(),
-            match_id=forms.match_id(),
+            match_id=match_id,
             target=target,
             names=names,
             rules=rules,
             preset=preset,
             first_dealer=first_dealer,
             play_on=forms.confirmed(),
-            defaults=i18n.default_names(),
         )
     except TargetWouldReopenMatch as refusal:
         return confirm_page(
             title=gettext("Play on to %(target)s?", target=target),
             message=i18n.explain(refusal),
             action=url_for("play.change_match"),
-            fields={"match_id": str(forms.match_id() or ""), "target": str(target)},
+            fields={"match_id": str(match_id or ""), "target": str(target)},
             button=gettext("Play on to %(target)s", target=target),
         )
     if names is not None:
@@ -206,15 +207,17 @@ def start_match() -> Response | str:
             fields=forms.posted_fields(),
             button=gettext("Start a new match"),
         )
+    names, uid, preset, rules = forms.names(), forms.uid(), forms.preset(), forms.rules()
+    target = None if preset else forms.target()  # a preset comes with its target
+    first_dealer = forms.first_dealer()
     match, started = matches.start_match(
         owner=owner,
-        uid=forms.uid(),
-        target=None if forms.preset() else forms.target(),  # a preset comes with its target
-        names=forms.names(),
-        rules=forms.rules(),
-        preset=forms.preset(),
-        first_dealer=forms.first_dealer(),
-        defaults=i18n.default_names(),
+        uid=uid,
+        target=target,
+        names=names,
+        rules=rules,
+        preset=preset,
+        first_dealer=first_dealer,
     )
     if started:
         flash(gettext("New match to %(target)s started.", target=match.target))

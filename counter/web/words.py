@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import g
-from flask_babel import format_decimal, lazy_gettext
+from flask_babel import lazy_gettext
 
 from counter import i18n
 from counter.scoring import PRESETS, HouseRules, Outcome
@@ -172,8 +172,3 @@ def rules_saved(rules: HouseRules) -> str:
             rules=rules_summary(rules),
         )
     )
-
-
-def decimal(value: float) -> str:
-    """A number with one decimal, written as this language writes it ("6,0" in Bulgarian)."""
-    return str(format_decimal(value, format="0.0"))

@@ -1,19 +1,15 @@
-"""Read-only views of matches, as the pages and the API show them, built from stored rows."""
+"""Read models: matches as the pages and the API show them, built from stored rows."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from counter import scoring
+from counter import parsing, scoring
 from counter.models import Deal, Match
 from counter.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat
 from counter.services import series
-
-
-def moment(value: datetime | None) -> str | None:
-    """A stored time (naive UTC) as every answer and export writes it: ISO 8601 with a Z."""
-    return None if value is None else value.isoformat(timespec="seconds") + "Z"
+from counter.services.defaults import default_names
 
 
 @dataclass(frozen=True)
@@ -89,7 +85,7 @@ class MatchPage:
 def deal_result(deal: Deal) -> scoring.DealResult:
     """A stored deal as the rules see it."""
     return scoring.DealResult(
-        player=None if deal.player is None else scoring.parse_seat(deal.player),
+        player=None if deal.player is None else parsing.seat(deal.player),
         outcome=Outcome(deal.outcome),
         points=deal.points,
         rules=deal.rules,
@@ -110,7 +106,7 @@ def full_view(match: Match, earlier: tuple[int, int]) -> MatchView:
     games = series.with_own_win(earlier, match.won_by)
     results = [deal_result(deal) for deal in match.deals]
     running = scoring.running_totals(results, match.target, match.names)
-    first_dealer = scoring.parse_seat(match.first_dealer)
+    first_dealer = parsing.seat(match.first_dealer)
     dealers = scoring.dealers(first_dealer, results)
     deals = tuple(
         DealView(
@@ -148,8 +144,14 @@ def full_view(match: Match, earlier: tuple[int, int]) -> MatchView:
     )
 
 
-def blank_match(names: tuple[str, str], rules: HouseRules = DEFAULT_RULES) -> MatchView:
-    """What the counter shows before this browser has a match: nothing stored yet."""
+def blank_match(
+    names: tuple[str, str] | None = None, rules: HouseRules = DEFAULT_RULES
+) -> MatchView:
+    """What the counter shows before this browser has a match: nothing stored yet.
+
+    The names are the defaults of the request's language unless given.
+    """
+    names = default_names() if names is None else names
     return MatchView(
         id=None,
         uid=None,

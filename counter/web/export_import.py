@@ -1,4 +1,5 @@
-"""Export (CSV for a spreadsheet, JSON for another browser) and import with a preview."""
+"""The export and import pages: CSV for a spreadsheet, JSON for another browser, and an
+import that shows what it would add before it adds it."""
 
 from __future__ import annotations
 
@@ -8,49 +9,20 @@ import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
-from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import lazy_gettext, ngettext
 from werkzeug.wrappers import Response
 
 from counter import i18n, limits
 from counter.browser import browser_key, ensure_browser_key
-from counter.refusals import N_, Invalid, Refusal, TooLarge
+from counter.errors import status_of
+from counter.import_size import MEGABYTE, check_size, import_limit
+from counter.refusals import N_, Invalid, Refusal
 from counter.services import archive
-from counter.services.views import moment
+from counter.timestamps import iso_utc
 from counter.web import words
 
 bp = limits.writes(Blueprint("archive", __name__))
-
-IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
-FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields
-
-
-def init_app(app: Flask) -> None:
-    # Registered before CSRF protection reads the form, so the limit applies to it.
-    app.before_request(_allow_large_imports)
-
-
-def import_limit() -> int:
-    """The largest file one import takes, the same for the pages and the API."""
-    return int(current_app.config["IMPORT_MAX_BYTES"])
-
-
-def _allow_large_imports() -> None:
-    if request.endpoint in IMPORT_ENDPOINTS:
-        request.max_content_length = import_limit() + FORM_OVERHEAD
-        request.max_form_memory_size = import_limit() + FORM_OVERHEAD
-
-
-def check_size(raw: bytes | str) -> None:
-    """Refuse a file larger than :func:`import_limit`, whichever way it came."""
-    size = len(raw.encode() if isinstance(raw, str) else raw)
-    if size > import_limit():
-        raise TooLarge(
-            N_("The file is %(size)s MB; one import takes at most %(most)s MB."),
-            size=words.decimal(size / 1_048_576),
-            most=import_limit() // 1_048_576,
-        )
-
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -95,7 +67,7 @@ def csv_rows(owner: str | None) -> Iterator[list[object]]:
         chosen = deal.rules.as_dict()
         yield [
             match.uid,
-            moment(match.created_at),
+            iso_utc(match.created_at),
             match.target,
             match.player1,
             match.player2,
@@ -107,8 +79,8 @@ def csv_rows(owner: str | None) -> Iterator[list[object]]:
             deal.points,
             row.scores[0],
             row.scores[1],
-            moment(deal.created_at),
-            moment(deal.corrected_at) or "",
+            iso_utc(deal.created_at),
+            iso_utc(deal.corrected_at) or "",
         ]
 
 
@@ -152,7 +124,7 @@ def _import_page(
         report=report,
         payload=payload,
         error=None if error is None else i18n.explain(error),
-        limit_mb=import_limit() // 1_048_576,
+        limit_mb=import_limit() // MEGABYTE,
     )
 
 
@@ -178,7 +150,7 @@ def import_preview() -> tuple[str, int]:
         check_size(raw)
         checked = archive.read_document(raw)
     except Refusal as error:
-        return _import_again(error), error.status
+        return _import_again(error), status_of(error)
     report = archive.preview(owner=browser_key(), matches=checked)
     # The checked file goes back with the confirmation, compact, in a multipart form.
     payload = json.dumps(json.loads(raw), separators=(",", ":"))  # ASCII: any text survives
@@ -194,7 +166,7 @@ def import_confirm() -> Response | tuple[str, int]:
         check_size(payload)
         checked = archive.read_document(payload)
     except Refusal as error:
-        return _import_again(error), error.status
+        return _import_again(error), status_of(error)
     report = archive.import_matches(owner=ensure_browser_key(), matches=checked)
     flash(ngettext("Imported %(num)s match.", "Imported %(num)s matches.", len(report.new)))
     if report.present:

@@ -1,0 +1,39 @@
+"""The largest file one import takes: the same for the import page and the JSON API."""
+
+from __future__ import annotations
+
+from flask import Flask, current_app, request
+
+from counter import i18n
+from counter.refusals import N_, TooLarge
+
+IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
+FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields
+MEGABYTE = 1_048_576
+
+
+def import_limit() -> int:
+    """The largest file one import takes, in bytes (``IMPORT_MAX_BYTES``)."""
+    return int(current_app.config["IMPORT_MAX_BYTES"])
+
+
+def check_size(raw: bytes | str) -> None:
+    """Refuse a file larger than :func:`import_limit`, whichever way it came."""
+    size = len(raw.encode() if isinstance(raw, str) else raw)
+    if size > import_limit():
+        raise TooLarge(
+            N_("The file is %(size)s MB; one import takes at most %(most)s MB."),
+            size=i18n.decimal(size / MEGABYTE),
+            most=import_limit() // MEGABYTE,
+        )
+
+
+def _allow_large_imports() -> None:
+    if request.endpoint in IMPORT_ENDPOINTS:
+        request.max_content_length = import_limit() + FORM_OVERHEAD
+        request.max_form_memory_size = import_limit() + FORM_OVERHEAD
+
+
+def init_app(app: Flask) -> None:
+    # Registered before CSRF protection reads the form, so the limit applies to it.
+    app.before_request(_allow_large_imports)

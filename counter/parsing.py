@@ -1,0 +1,317 @@
+"""What a request sends, read into the typed values the services take, or refused with why.
+
+Pure Python: nothing here knows about Flask. The pages (:mod:`counter.web.forms`),
+the JSON API (:mod:`counter.api`) and the import of an exported file
+(:mod:`counter.services.archive`) take the raw values out of what they were sent
+and hand them here; the services are never given an unchecked value.
+
+A value from JSON arrives as JSON has it (a whole number may be ``7`` or
+``7.0``, never ``true`` or ``"7"``); one from a form or a query string arrives as
+text, and the readers of text say so in their names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, cast
+
+from counter.names import DEFAULT_NAMES, parse_names
+from counter.refusals import N_, Invalid, Malformed, as_sent
+from counter.scoring import (
+    DEFAULT_RULES,
+    PRESETS,
+    SEATS,
+    TARGETS,
+    HouseRules,
+    Outcome,
+    Preset,
+    Seat,
+)
+
+UID_PATTERN = "[0-9a-f]{32}"
+REQUEST_ID_MAX_LENGTH = 64
+TIMESTAMP_MAX_LENGTH = 40  # far more than ISO 8601 needs, offset and fractions included
+EARLIEST, LATEST = datetime(2000, 1, 1), datetime(2100, 1, 1)
+NUMBER_MAX_DIGITS = 10
+
+# House rules as a request changes them: the switches it names and their new choices.
+RuleChanges = Mapping[str, StrEnum]
+
+
+class NotJson(Malformed):
+    """A body that does not say it is JSON."""
+
+
+# --- single values -------------------------------------------------------------------
+
+
+def whole(value: object) -> bool:
+    """Whether ``value`` is a whole number as JSON has it: 7 or 7.0, never true or "7"."""
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def seat(value: object) -> Seat:
+    """Seat 1 or 2; anything else (booleans included) is refused."""
+    if whole(value) and value in SEATS:
+        return 1 if value == 1 else 2  # 1.0 from JSON is seat 1
+    raise Invalid(N_("The player must be 1 or 2, not %(value)s."), value=as_sent(value))
+
+
+def receiver(outcome: Outcome, value: object) -> Seat | None:
+    """The seat that receives a deal's points; a tie has none (the rules refuse one)."""
+    if outcome is Outcome.TIE and value is None:
+        return None
+    return seat(value)
+
+
+def outcome(value: object) -> Outcome:
+    """The outcome named by ``value``, or say which names exist."""
+    if isinstance(value, str) and value in Outcome._value2member_map_:
+        return Outcome(value)
+    raise Invalid(
+        N_("Unknown outcome %(value)s: choose one of %(names)s."),
+        value=as_sent(value),
+        names=", ".join(outcome.value for outcome in Outcome),
+    )
+
+
+def target(value: object) -> int:
+    """A target the counter offers, or say which ones it does."""
+    if whole(value) and value in TARGETS:
+        return int(cast(float, value))
+    raise Invalid(
+        N_("The target must be one of %(targets)s game points, not %(value)s."),
+        targets=", ".join(str(target) for target in TARGETS),
+        value=as_sent(value),
+    )
+
+
+def preset(value: object) -> Preset:
+    """The preset named ``value``, or say which presets exist."""
+    if isinstance(value, str) and value in PRESETS:
+        return PRESETS[value]
+    raise Invalid(
+        N_("There is no preset %(value)s: choose one of %(names)s."),
+        value=as_sent(value),
+        names=", ".join(PRESETS),
+    )
+
+
+def rule_changes(value: object) -> RuleChanges:
+    """Switches spelled as :meth:`~counter.scoring.HouseRules.as_dict` does, each checked."""
+    if not isinstance(value, dict):
+        raise Invalid(N_("Send the house rules as an object of switches."))
+    switches = {switch.name: switch for switch in HouseRules.switches()}
+    unknown = sorted((str(name) for name in set(value) - set(switches)), key=str)
+    if unknown:
+        raise Invalid(N_("There is no house rule called %(name)s."), name=as_sent(unknown[0]))
+    chosen: dict[str, StrEnum] = {}
+    for name, choice in value.items():
+        kind = switches[name].kind
+        if not isinstance(choice, str) or choice not in kind._value2member_map_:
+            raise Invalid(
+                N_("The house rule %(name)s cannot be %(value)s: choose one of %(choices)s."),
+                name=name,
+                value=as_sent(choice),
+                choices=", ".join(kind),
+            )
+        chosen[name] = kind(choice)
+    return chosen
+
+
+def house_rules(value: object, base: HouseRules = DEFAULT_RULES) -> HouseRules:
+    """Rules from switches spelled as ``as_dict`` does; the switches not named as in ``base``."""
+    return changed_rules(base, rule_changes(value))
+
+
+def changed_rules(base: HouseRules, changes: RuleChanges) -> HouseRules:
+    """``base`` with the switches of ``changes`` set to their new choices."""
+    chosen: dict[str, Any] = dict(changes)  # each choice checked against its switch's kind
+    return dataclasses.replace(base, **chosen)
+
+
+def players(value: object, defaults: tuple[str, str] = DEFAULT_NAMES) -> tuple[str, str]:
+    """Two names sent as a list (the API and imports), tidied as the names of a form are.
+
+    An empty name is the default; null is not a name (leave ``players`` out instead).
+    """
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise Invalid(N_("Give exactly two player names."))
+    for number, name in enumerate(value, start=1):
+        if not isinstance(name, str):
+            raise Invalid(N_("The name of player %(seat)s must be text."), seat=number)
+    return parse_names(value[0], value[1], defaults)
+
+
+def uid(value: object) -> str:
+    """A match's uid: 32 lowercase hexadecimal digits (a UUID without its dashes)."""
+    if isinstance(value, str) and re.fullmatch(UID_PATTERN, value):
+        return value
+    raise Invalid(N_("A match uid is 32 lowercase hexadecimal digits."))
+
+
+def request_id(value: object) -> str | None:
+    """A client's id for one tap: 1 to 64 printable ASCII characters, or none.
+
+    Clients make them from random hex or base64url; ASCII keeps them safe in a
+    query string and one byte a character wherever they are stored.
+    """
+    if value is None:
+        return None
+    if (
+        not isinstance(value, str)
+        or not 1 <= len(value) <= REQUEST_ID_MAX_LENGTH
+        or not (value.isascii() and value.isprintable())
+    ):
+        raise Invalid(
+            N_("A request id is 1 to %(most)s printable ASCII characters."),
+            most=REQUEST_ID_MAX_LENGTH,
+        )
+    return value
+
+
+def flag(value: object, field: str) -> bool:
+    """A JSON true or false."""
+    if not isinstance(value, bool):
+        raise Invalid(N_("%(field)s must be true or false."), field=field)
+    return value
+
+
+def timestamp(value: object) -> datetime:
+    """A time written by an export (ISO 8601), as naive UTC, within this century."""
+    if isinstance(value, str) and len(value) <= TIMESTAMP_MAX_LENGTH:
+        try:
+            parsed = datetime.fromisoformat(value)
+            if parsed.tzinfo is not None:
+                parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+        except (ValueError, OverflowError):
+            pass
+        else:
+            if EARLIEST <= parsed < LATEST:
+                return parsed
+    raise Invalid(
+        N_("%(value)s is not a date and time between 2000 and 2100."), value=as_sent(value)
+    )
+
+
+# --- numbers written as text (addresses, query strings, forms) -------------------------
+
+# What a number in an address or a form is called, for a refusal that names it in words.
+NUMBERS = {
+    "page": N_("The page number must be a whole number from 1 up."),
+    "number": N_("The deal number must be a whole number from 1 up."),
+    "deal_number": N_("The deal number must be a whole number from 1 up."),
+}
+
+
+def not_a_number(field: str) -> Malformed:
+    """The refusal of a field that should hold a whole number from 1 up."""
+    return Malformed(NUMBERS.get(field, N_("A whole number from 1 up is needed here.")))
+
+
+def query_number(raw: str | None, field: str) -> int | None:
+    """A number in the API's query string: ASCII digits, at least 1, at most ten digits
+    long leaving out leading zeros; none when it is not there."""
+    if raw is None:
+        return None
+    digits = raw.lstrip("0")
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= len(digits) <= NUMBER_MAX_DIGITS:
+        raise not_a_number(field)
+    return int(digits)
+
+
+def form_number(raw: str, field: str, *, most: int) -> int | None:
+    """A positive whole number from a form, at most ``most``; none when the field is empty."""
+    if raw == "":
+        return None
+    if (
+        not (raw.isascii() and raw.isdigit())
+        or len(raw) > NUMBER_MAX_DIGITS
+        or not 1 <= int(raw) <= most
+    ):
+        raise not_a_number(field)
+    return int(raw)
+
+
+def page_number(raw: str) -> int:
+    """A page number from a page's address; 0 or one past the end is a page that does not
+    exist, which the history says in its own words."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > NUMBER_MAX_DIGITS:
+        raise not_a_number("page")
+    return int(raw)
+
+
+def seat_text(raw: str) -> Seat:
+    """A seat from a form: "1" or "2"; anything else is refused as the text it is."""
+    return seat(int(raw) if raw in ("1", "2") else raw)
+
+
+def target_text(raw: str) -> int:
+    """A target from a form: its digits, refused as the text it is if it has none."""
+    return target(int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else raw)
+
+
+# The import's ``?dry_run=``: whether it only reports what it would add.
+DRY_RUN = {"1": True, "true": True, "0": False, "false": False}
+
+
+def dry_run(raw: str | None) -> bool:
+    """The import's ``?dry_run=``: 1 or true only reports, 0, false or nothing imports."""
+    if raw is None:
+        return False
+    if raw not in DRY_RUN:
+        raise Malformed(N_("dry_run must be 1 or 0."))
+    return DRY_RUN[raw]
+
+
+# --- JSON bodies ---------------------------------------------------------------------
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def json_value(raw: bytes | str) -> Any:
+    """JSON as the standard has it (no NaN or Infinity); ValueError if it is not JSON."""
+    try:
+        return json.loads(raw, parse_constant=_not_json)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+
+
+def json_object(
+    raw: bytes, *, allowed: frozenset[str], nullable: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """A request body that is a JSON object of ``allowed`` fields, none of them null but
+    those ``nullable``: 400 if it cannot be read, 422 for a field it should not have.
+
+    An empty body is an empty object.
+    """
+    if not raw:
+        return {}
+    try:
+        body = json_value(raw)
+    except ValueError:
+        raise Malformed(N_("The request body is not valid JSON.")) from None
+    if not isinstance(body, dict):
+        raise Malformed(N_("The request body must be a JSON object."))
+    unknown = sorted(str(field) for field in set(body) - allowed)
+    if unknown:
+        raise Invalid(
+            N_("Unknown field %(field)s; this request takes %(expected)s."),
+            field=as_sent(unknown[0]),
+            expected=", ".join(sorted(allowed)),
+        )
+    empty = sorted(
+        field for field, value in body.items() if value is None and field not in nullable
+    )
+    if empty:
+        raise Invalid(N_("Leave %(field)s out rather than sending null."), field=empty[0])
+    return body
