@@ -42,6 +42,8 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
+pytestmark = pytest.mark.slow  # Chromium: minutes in all
+
 PHONE = {"width": 390, "height": 844}
 DOCS = Path(__file__).parents[1] / "docs"
 CHROMIUM_ARGS = [
