@@ -16,6 +16,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_migrate import upgrade
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
@@ -24,6 +26,28 @@ from counter.models import db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 SECRET = "test-secret-key-that-is-long-enough"
+
+
+class CompiledTemplates(BytecodeCache):
+    """Templates compiled once for the whole run, not once per test's app.
+
+    Each test builds an app of its own, and each app's Jinja environment would compile the
+    same templates again (most of a page test's time). A changed template has another
+    checksum, so it is compiled anew.
+    """
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED_TEMPLATES = CompiledTemplates()
 
 
 def empty_tables() -> None:
@@ -35,7 +59,7 @@ def empty_tables() -> None:
 
 def make_app(database_url: str, **settings: object) -> Flask:
     """The app on ``database_url``; rate limits are off unless a test turns them on."""
-    return create_app(
+    app = create_app(
         {
             "TESTING": True,
             "SECRET_KEY": SECRET,
@@ -45,6 +69,8 @@ def make_app(database_url: str, **settings: object) -> Flask:
             **settings,
         }
     )
+    app.jinja_env.bytecode_cache = COMPILED_TEMPLATES
+    return app
 
 
 @pytest.fixture(scope="session")

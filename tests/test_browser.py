@@ -11,6 +11,7 @@ import datetime as dt
 import os
 import re
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,8 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
+pytestmark = pytest.mark.slow  # Chromium: minutes in all
+
 PHONE = {"width": 390, "height": 844}
 DOCS = Path(__file__).parents[1] / "docs"
 CHROMIUM_ARGS = [
@@ -57,6 +60,9 @@ CHROMIUM_ARGS = [
 LAN_NAME = "counter.test"
 START = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
 SAME_TAP_MS = 600  # as in counter.js: the same button again this soon is the same tap
+LATENCY_MS = 2000  # a slow line: each request's answer comes this much later
+# The phones whose clock the test holds (see held_clock): time there moves only when told.
+HELD_CLOCKS: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +132,16 @@ def button(page: Page, seat: int, outcome: str) -> Any:
     return page.locator(f"form.seat{seat} button[value={outcome}]")
 
 
+def held_clock(page: Page) -> None:
+    """Stop the page's clock at START before the page loads: it moves only as the test runs it.
+
+    Called before ``page.goto``. A clock installed running and paused later at a fixed time
+    could be told to jump into the past, should loading the page take longer than the jump.
+    """
+    page.clock.pause_at(START)
+    HELD_CLOCKS.add(page.context)
+
+
 def tap(page: Page, seat: int, outcome: str) -> None:
     """Tap a deal button as a player does: the deal shows in the list at once.
 
@@ -136,15 +152,25 @@ def tap(page: Page, seat: int, outcome: str) -> None:
     before = rows.count()
     key = f"{seat}:{outcome}"
     if page.evaluate("window.__lastTap") == key:
-        page.wait_for_timeout(SAME_TAP_MS + 50)
+        next_tap(page)
     page.evaluate("key => { window.__lastTap = key; }", key)
     button(page, seat, outcome).click()
     expect(rows).to_have_count(before + 1)
+    page.evaluate("() => { window.__lastTapAt = performance.now(); }")  # at or after the tap
 
 
 def next_tap(page: Page) -> None:
-    """Let a player's next tap come as it does at the table: not within the same tap."""
-    page.wait_for_timeout(SAME_TAP_MS + 50)
+    """Let a player's next tap come as it does at the table: not within the same tap.
+
+    The page tells taps apart by its own clock (performance.now), so that is the clock
+    waited on: run on by the test where it holds it, else watched until the window is over.
+    """
+    if page.context in HELD_CLOCKS:
+        page.clock.run_for(SAME_TAP_MS)
+        return
+    page.wait_for_function(
+        "ms => performance.now() - (window.__lastTapAt ?? -Infinity) >= ms", arg=SAME_TAP_MS
+    )
 
 
 def all_saved(page: Page) -> None:
@@ -234,16 +260,14 @@ def test_the_first_dealer_is_chosen_in_the_card_and_then_shown_there(page: Page)
 
 
 def test_a_double_tap_records_one_deal_whatever_the_gap(page: Page) -> None:
-    page.clock.install(time=START)
+    held_clock(page)
     page.goto("/")
-    page.clock.pause_at(START + dt.timedelta(seconds=1))
     sent = posts_of_deals(page)
     for gap in (50, 100, 300):
         button(page, 1, "normal").click()
         page.clock.run_for(gap)
         button(page, 1, "normal").click()
         page.clock.run_for(SAME_TAP_MS)  # then the next deal is a new tap
-    page.clock.resume()
     all_saved(page)
     assert len(server_match(page)["deals"]) == 3
     assert len({request.post_data_json["request_id"] for request in sent}) == 3
@@ -252,30 +276,27 @@ def test_a_double_tap_records_one_deal_whatever_the_gap(page: Page) -> None:
 def test_on_a_slow_line_a_double_tap_counts_once_and_shows_at_once(
     page: Page, browser: Browser
 ) -> None:
-    page.clock.install(time=START)
+    held_clock(page)
     page.goto("/")
-    page.clock.pause_at(START + dt.timedelta(seconds=1))
     tap(page, 2, "normal")  # the match exists on the server before the line gets slow
-    page.clock.resume()
     all_saved(page)
-    page.clock.pause_at(START + dt.timedelta(seconds=30))
     network = page.context.new_cdp_session(page)
     network.send("Network.enable")
     network.send(
         "Network.emulateNetworkConditions",
-        {"offline": False, "latency": 2000, "downloadThroughput": -1, "uploadThroughput": -1},
+        {"offline": False, "latency": LATENCY_MS, "downloadThroughput": -1, "uploadThroughput": -1},
     )
     sent = posts_of_deals(page)
     for gap in (50, 100, 300):
         before = int(score(page, 1).inner_text())
         button(page, 1, "normal").click()
-        expect(score(page, 1)).to_have_text(str(before + 1), timeout=100)  # no round trip
+        # Sooner than any answer could come: shown without a round trip.
+        expect(score(page, 1)).to_have_text(str(before + 1), timeout=LATENCY_MS // 2)
         expect(page.locator("[data-sync]")).to_contain_text("waiting to send")
         page.clock.run_for(gap)
         button(page, 1, "normal").click()
         page.clock.run_for(SAME_TAP_MS)
         expect(score(page, 1)).to_have_text(str(before + 1))
-    page.clock.resume()
     all_saved(page)
     assert [player["score"] for player in server_match(page)["players"]] == [3, 1]
     assert len(sent) == 3
@@ -301,12 +322,14 @@ def test_a_lost_answer_ends_with_the_screen_equal_to_the_server(page: Page) -> N
 
 
 def test_a_double_tap_on_the_winning_deal_does_not_start_a_new_match(page: Page) -> None:
+    held_clock(page)
     page.goto("/")
     page.locator(".targets button[value='7']").click()
     tap(page, 1, "schwarz")
     tap(page, 1, "schwarz")
     button(page, 1, "normal").click()  # 6 + 1: won, and the buttons fold into the result
-    page.locator(".result button").click(timeout=SAME_TAP_MS // 2)  # a double tap's second
+    page.clock.run_for(SAME_TAP_MS // 2)
+    page.locator(".result button").click()  # a double tap's second
     expect(page.locator("[data-result]")).to_be_visible()
     all_saved(page)
     assert len(page.evaluate("fetch('/api/matches').then(r => r.json())")["matches"]) == 1
@@ -314,6 +337,7 @@ def test_a_double_tap_on_the_winning_deal_does_not_start_a_new_match(page: Page)
 
 
 def test_a_double_tap_on_undo_takes_back_one_deal(page: Page) -> None:
+    held_clock(page)  # the two clicks of the double tap come at one moment of the page's time
     page.goto("/")
     tap(page, 1, "normal")
     tap(page, 2, "normal")
@@ -339,7 +363,7 @@ def test_undo_right_from_the_confirmation(page: Page) -> None:
 
 
 def test_the_confirmation_leaves_by_itself_and_hides_no_button(page: Page) -> None:
-    page.clock.install(time=START)
+    held_clock(page)
     page.goto("/")
     tap(page, 1, "normal")
     status = page.locator("[data-status] .message")

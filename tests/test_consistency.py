@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -109,6 +110,7 @@ def apply(operation: tuple[Any, ...]) -> None:
         pass  # refused: nothing changed, which is part of what is checked
 
 
+@pytest.mark.slow
 @settings(
     max_examples=200,
     deadline=None,

@@ -34,6 +34,8 @@ from counter.models import db
 from conftest import TEST_DATABASE_URL, empty_tables, make_app
 from helpers import api_deal, api_start
 
+pytestmark = pytest.mark.slow  # servers of its own, and waits on their timeouts
+
 LOCAL_POSTGRESQL = "postgresql://postgres@127.0.0.1:5432/test"
 NOT_ANSWERING = "The counter's database is not answering just now; try again in a moment."
 NOT_ANSWERING_BG = "Базата данни на брояча не отговаря в момента; опитайте отново след малко."

@@ -35,6 +35,8 @@ from counter.models import db
 
 from conftest import TEST_DATABASE_URL, empty_tables, make_app
 
+pytestmark = pytest.mark.slow
+
 WORKERS = 3
 BROWSERS = 3
 PHONES_PER_BROWSER = 2

@@ -17,6 +17,8 @@ from counter.models import db
 
 from helpers import api_play, api_start, page_form, win_match
 
+pytestmark = pytest.mark.slow  # hundreds of requests per test
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "700"))
 FUZZ = settings(
     max_examples=EXAMPLES,

@@ -114,6 +114,7 @@ def test_an_import_of_too_many_matches_is_refused(client: FlaskClient) -> None:
     assert f"one import takes at most {archive.MAX_MATCHES}" in response.json["error"]
 
 
+@pytest.mark.slow  # 600 deals recorded one by one
 def test_the_import_limit_holds_the_export_of_a_browser_at_the_cap(client: FlaskClient) -> None:
     """The downloaded file of the largest import, estimated from 20 matches of 30 deals each."""
     ties = {"ties": "no_points"}

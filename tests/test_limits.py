@@ -114,6 +114,7 @@ def test_links_have_a_lower_limit_of_their_own(limited: Flask) -> None:
     assert submit(browser, "/device-link").status_code == 429
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not redis_answers(), reason="no Redis at 127.0.0.1:6379 (start redis-server)")
 def test_two_servers_share_their_counts_through_redis(tmp_path: Path) -> None:
     """Two server processes, one Redis: writes to either count against one limit."""

@@ -40,6 +40,8 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
+pytestmark = pytest.mark.slow
+
 EVERY_RULE = [
     HouseRules(**dict(zip([s.name for s in HouseRules.switches()], choices, strict=True)))
     for choices in itertools.product(*(list(s.kind) for s in HouseRules.switches()))
