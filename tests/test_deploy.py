@@ -1,0 +1,562 @@
+"""The production recipe in deploy/, run as an operator runs it: gunicorn behind Caddy.
+
+gunicorn starts with deploy/gunicorn.conf.py and Caddy with deploy/Caddyfile (its own
+certificate authority, ``SANTASE_TLS=internal``) on free ports of 127.0.0.1, against a
+PostgreSQL database made for this module and Redis for the rate limits. The site is
+``counter.test``, which every client here dials at 127.0.0.1. Needs caddy, certutil
+(libnss3-tools), Chromium, PostgreSQL and Redis; without them the module skips and says
+so. CI installs them and fails if it did not run.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
+from psycopg import sql
+from test_browser import CHROMIUM, CHROMIUM_ARGS, all_saved, phone, score, server_match, tap
+
+MISSING = [tool for tool in ("caddy", "certutil") if shutil.which(tool) is None]
+if MISSING:
+    pytest.skip(
+        f"{' and '.join(MISSING)} not found; install them (apt-get install caddy "
+        "libnss3-tools) to run the production recipe's tests.",
+        allow_module_level=True,
+    )
+
+pytestmark = pytest.mark.slow  # it starts Caddy, gunicorn and Chromium
+
+ROOT = Path(__file__).parents[1]
+HOST = "counter.test"
+POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS = "redis://127.0.0.1:6379/0"
+STARTUP_SECONDS = 30
+TIMEOUT = 5  # seconds: any one request, connection or process stop
+BYTE_EVERY = 0.1  # seconds between two bytes of a slow client
+SLOW_CLIENTS = 4  # of each kind: 8 in all, as many as gunicorn's 2 workers x 4 threads
+ROUNDS = 5  # of ordinary requests while the slow clients hold on, ROUND_EVERY apart
+ROUND_EVERY = 0.6
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: http.client.HTTPMessage
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class Loopback(http.client.HTTPConnection):
+    """Plain HTTP to counter.test, dialled at 127.0.0.1 (no name lookup)."""
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", self.port), self.timeout)
+
+
+class LoopbackTLS(http.client.HTTPSConnection):
+    """HTTPS to counter.test at 127.0.0.1: SNI, Host and certificate checked for the name."""
+
+    def __init__(self, port: int, trust: ssl.SSLContext) -> None:
+        super().__init__(HOST, port, timeout=TIMEOUT, context=trust)
+        self.trust = trust
+
+    def connect(self) -> None:
+        raw = socket.create_connection(("127.0.0.1", self.port), self.timeout)
+        self.sock = self.trust.wrap_socket(raw, server_hostname=HOST)
+
+
+Connect = Callable[[], http.client.HTTPConnection]
+
+
+@dataclass(frozen=True)
+class Site:
+    """The recipe running: Caddy's ports, gunicorn's port and Caddy's root certificate."""
+
+    https_port: int
+    http_port: int
+    app_port: int
+    root_certificate: Path
+
+    @property
+    def origin(self) -> str:
+        return f"https://{HOST}:{self.https_port}"
+
+    def trust(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=self.root_certificate)
+
+    def https(self) -> http.client.HTTPConnection:
+        return LoopbackTLS(self.https_port, self.trust())
+
+    def plain_http(self) -> http.client.HTTPConnection:
+        return Loopback(HOST, self.http_port, timeout=TIMEOUT)
+
+    def app_directly(self) -> http.client.HTTPConnection:
+        return Loopback(HOST, self.app_port, timeout=TIMEOUT)
+
+    def dial_https(self) -> socket.socket:
+        raw = socket.create_connection(("127.0.0.1", self.https_port), TIMEOUT)
+        return self.trust().wrap_socket(raw, server_hostname=HOST)
+
+    def dial_app_directly(self) -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.app_port), TIMEOUT)
+
+
+def ask(
+    connect: Connect,
+    method: str,
+    path: str,
+    *,
+    body: object = None,
+    cookie: str | None = None,
+) -> Answer:
+    """One request on a connection of its own."""
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if cookie:
+        headers["Cookie"] = cookie
+    connection = connect()
+    try:
+        payload = None if body is None else json.dumps(body)
+        connection.request(method, path, body=payload, headers=headers)
+        response = connection.getresponse()
+        return Answer(response.status, response.headers, response.read())
+    finally:
+        connection.close()
+
+
+# --- the two processes, and what they need ---------------------------------------------------
+
+
+def free_ports(count: int) -> list[int]:
+    """Ports of 127.0.0.1 free right now (all held at once, so all different)."""
+    with ExitStack() as stack:
+        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for each in sockets:
+            each.bind(("127.0.0.1", 0))
+        return [each.getsockname()[1] for each in sockets]
+
+
+@contextmanager
+def fresh_database() -> Iterator[str]:
+    """A PostgreSQL database of this module's own, dropped afterwards."""
+    name = f"santase_deploy_{secrets.token_hex(4)}"
+    try:
+        admin = psycopg.connect(POSTGRES, autocommit=True, connect_timeout=TIMEOUT)
+    except psycopg.OperationalError as error:
+        pytest.skip(f"PostgreSQL at {POSTGRES} does not answer ({error}); start it.")
+    with admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(POSTGRES, autocommit=True, connect_timeout=TIMEOUT) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+@contextmanager
+def redis_prefix() -> Iterator[str]:
+    """A prefix for the rate limits' keys in Redis; every key under it is deleted afterwards."""
+    prefix = f"santase-deploy-{secrets.token_hex(4)}"
+    store = redis.Redis.from_url(REDIS, socket_timeout=TIMEOUT)
+    try:
+        store.ping()
+    except redis.RedisError as error:
+        store.close()
+        pytest.skip(f"Redis at {REDIS} does not answer ({error}); start redis-server.")
+    try:
+        yield prefix
+    finally:
+        for key in list(store.scan_iter(match=f"*{prefix}*")):
+            store.delete(key)
+        store.close()
+
+
+@contextmanager
+def running(
+    command: list[str], *, env: dict[str, str], log: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A process in a group of its own; on the way out the whole group is stopped."""
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield process
+    finally:
+        with suppress(ProcessLookupError):  # it may have ended already
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=2 * TIMEOUT)
+        finally:
+            # Whatever of the group is left: a worker, or all of it if the wait ran out.
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def wait_until(
+    ready: Callable[[], bool], *, process: subprocess.Popen[bytes], log: Path, what: str
+) -> None:
+    """Poll ``ready`` until it holds, the process ends, or STARTUP_SECONDS pass."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline and process.poll() is None:
+        if ready():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"{what} did not start; its output:\n{log.read_text()[-3000:]}")
+
+
+def health_answers(connect: Connect) -> bool:
+    try:
+        return ask(connect, "GET", "/health").status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+
+
+@contextmanager
+def serving(folder: Path) -> Iterator[Site]:
+    """gunicorn and Caddy started from deploy/ as its README says, stopped on the way out."""
+    https_port, http_port, app_port, admin_port = free_ports(4)
+    home = folder / "home"
+    home.mkdir()
+    common = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
+    with ExitStack() as stack:
+        database = stack.enter_context(fresh_database())
+        prefix = stack.enter_context(redis_prefix())
+        app_log = folder / "gunicorn.log"
+        app = stack.enter_context(
+            running(
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "-c",
+                    "deploy/gunicorn.conf.py",
+                    "counter.wsgi:app",
+                ],
+                env={
+                    **common,
+                    "SECRET_KEY": secrets.token_hex(32),
+                    "TRUSTED_HOSTS": HOST,
+                    "DATABASE_URL": database,
+                    "RATELIMIT_STORAGE_URI": REDIS,
+                    "FLASK_RATELIMIT_KEY_PREFIX": prefix,
+                    "FLASK_TRUSTED_PROXIES": "1",
+                    "FLASK_AUTO_MIGRATE": "true",
+                    "SANTASE_BIND": f"127.0.0.1:{app_port}",
+                },
+                log=app_log,
+            )
+        )
+        site = Site(
+            https_port=https_port,
+            http_port=http_port,
+            app_port=app_port,
+            root_certificate=folder / "data/caddy/pki/authorities/local/root.crt",
+        )
+        wait_until(
+            lambda: health_answers(site.app_directly), process=app, log=app_log, what="gunicorn"
+        )
+        proxy_log = folder / "caddy.log"
+        proxy = stack.enter_context(
+            running(
+                ["caddy", "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
+                env={
+                    **common,
+                    "XDG_DATA_HOME": str(folder / "data"),
+                    "XDG_CONFIG_HOME": str(folder / "config"),
+                    "SANTASE_HOST": HOST,
+                    "SANTASE_TLS": "internal",
+                    "SANTASE_LISTEN": "127.0.0.1",
+                    "SANTASE_HTTPS_PORT": str(https_port),
+                    "SANTASE_HTTP_PORT": str(http_port),
+                    "SANTASE_ADMIN": f"127.0.0.1:{admin_port}",
+                    "SANTASE_UPSTREAM": f"127.0.0.1:{app_port}",
+                },
+                log=proxy_log,
+            )
+        )
+        wait_until(
+            lambda: site.root_certificate.exists() and health_answers(site.https),
+            process=proxy,
+            log=proxy_log,
+            what="Caddy",
+        )
+        yield site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    with serving(tmp_path_factory.mktemp("deploy")) as running_site:
+        yield running_site
+
+
+@pytest.fixture(scope="module")
+def chromium(site: Site, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """Chromium that trusts Caddy's root certificate, as a phone does once it is installed.
+
+    Chromium on Linux reads the roots a user added from the NSS database in
+    $HOME/.pki/nssdb; this one gets a home of its own holding only Caddy's root.
+    """
+    home = tmp_path_factory.mktemp("chromium-home")
+    nssdb = home / ".pki/nssdb"
+    nssdb.mkdir(parents=True)
+    for command in (
+        ["-N", "--empty-password"],
+        ["-A", "-t", "C,,", "-n", "santase-test-ca", "-i", str(site.root_certificate)],
+    ):
+        subprocess.run(
+            ["certutil", "-d", f"sql:{nssdb}", *command],
+            check=True,
+            capture_output=True,
+            timeout=TIMEOUT,
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {HOST} 127.0.0.1"],
+            env={**os.environ, "HOME": str(home)},
+        )
+        yield browser
+        browser.close()
+
+
+def new_match(site: Site) -> tuple[str, int]:
+    """A match started through the API: the browser's cookie and the match's id."""
+    answer = ask(site.https, "POST", "/api/matches", body={"players": ["Ivan", "Maria"]})
+    assert answer.status == 201, answer.body
+    cookie = SimpleCookie(answer.headers["Set-Cookie"])
+    session = "; ".join(f"{name}={morsel.value}" for name, morsel in cookie.items())
+    return session, answer.json()["id"]
+
+
+# --- HTTPS ------------------------------------------------------------------------------------
+
+
+def test_over_https_the_session_cookie_is_secure_and_http_only(site: Site) -> None:
+    answer = ask(site.https, "POST", "/api/matches", body={"players": ["Ivan", "Maria"]})
+    assert answer.status == 201
+    cookie = SimpleCookie(answer.headers["Set-Cookie"])["session"]
+    assert cookie["secure"] is True
+    assert cookie["httponly"] is True
+
+
+def test_hsts_is_sent_once(site: Site) -> None:
+    for path in ("/", "/health", "/static/counter.css"):
+        answer = ask(site.https, "GET", path)
+        assert answer.status == 200
+        assert answer.headers.get_all("Strict-Transport-Security") == ["max-age=31536000"], path
+
+
+def test_plain_http_is_redirected_to_https(site: Site) -> None:
+    answer = ask(site.plain_http, "GET", "/matches?page=2")
+    assert answer.status == 308
+    # Caddy takes its https_port for the one 443 is forwarded to, so it names no port.
+    assert answer.headers["Location"] == f"https://{HOST}/matches?page=2"
+
+
+# --- a phone --------------------------------------------------------------------------------
+
+
+def answered_deals(page: Page) -> list[str]:
+    """The request id of every deal the server answers from now on."""
+    answered: list[str] = []
+
+    def seen(response: Response) -> None:
+        request = response.request
+        if request.method == "POST" and request.url.endswith("/deals"):
+            answered.append(str((request.post_data_json or {}).get("request_id")))
+
+    page.on("response", seen)
+    return answered
+
+
+def test_a_phone_plays_installs_the_app_and_sends_an_offline_tap_once(
+    site: Site, chromium: Browser
+) -> None:
+    context = phone(chromium, site.origin, service_workers="allow")
+    try:
+        page = context.new_page()
+        answered = answered_deals(page)
+        first = page.goto("/")  # a certificate Chromium did not trust would raise here
+        assert first is not None
+        assert first.ok
+        details = first.security_details()
+        assert details is not None
+        assert "Caddy Local Authority" in str(details.get("issuer"))
+        assert page.evaluate("window.isSecureContext") is True
+
+        tap(page, 1, "normal")
+        all_saved(page)
+        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        page.reload()
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+        context.set_offline(True)
+        page.reload()  # from the service worker
+        expect(score(page, 1)).to_have_text("1")
+        expect(score(page, 2)).to_have_text("0")
+        tap(page, 2, "normal")
+        expect(page.locator("[data-sync]")).to_have_class(re.compile("waiting"))
+        expect(score(page, 2)).to_have_text("1")
+
+        context.set_offline(False)
+        all_saved(page)
+        deals = server_match(page)["deals"]
+        assert [(deal["player"], deal["outcome"]) for deal in deals] == [
+            (1, "normal"),
+            (2, "normal"),
+        ]
+        assert sorted(answered) == sorted(deal["request_id"] for deal in deals)
+    finally:
+        context.close()
+
+
+# --- slow clients -----------------------------------------------------------------------------
+
+
+class SlowClient(threading.Thread):
+    """A phone on a dreadful line: sends ``at_once``, then ``slowly`` a byte every 0.1 s.
+
+    It holds its connection until told to stop, until its bytes run out, or until the
+    server closes it; each of those ends the thread.
+    """
+
+    def __init__(self, dial: Callable[[], socket.socket], *, at_once: bytes, slowly: bytes) -> None:
+        super().__init__(daemon=True)
+        self.dial = dial
+        self.at_once = at_once
+        self.slowly = slowly
+        self.sending = threading.Event()  # connected, and its first bytes are out
+        self.stop = threading.Event()
+        self.failure: OSError | None = None
+        self.finished = False
+
+    def run(self) -> None:
+        try:
+            with self.dial() as connection:
+                connection.sendall(self.at_once)
+                for position in range(len(self.slowly)):
+                    connection.sendall(self.slowly[position : position + 1])
+                    self.sending.set()
+                    if self.stop.wait(BYTE_EVERY):
+                        return
+                self.finished = True
+        except OSError as error:
+            self.failure = error
+        finally:
+            self.sending.set()
+
+    @property
+    def holding(self) -> bool:
+        """Still connected and still sending: its request is not whole yet."""
+        return self.is_alive() and self.failure is None and not self.finished
+
+
+def slow_clients(dial: Callable[[], socket.socket], *, match_id: int) -> list[SlowClient]:
+    """Four that send their request's headers a byte at a time, four their body."""
+    headers = (
+        f"GET / HTTP/1.1\r\nHost: {HOST}\r\nUser-Agent: a phone on a very slow line\r\n"
+        "Accept: text/html\r\nAccept-Language: bg\r\n\r\n"
+    ).encode()
+    body = json.dumps({"player": 1, "outcome": "normal", "request_id": "slow" * 20}).encode()
+    post = (
+        f"POST /api/matches/{match_id}/deals HTTP/1.1\r\nHost: {HOST}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    return [SlowClient(dial, at_once=b"", slowly=headers) for _ in range(SLOW_CLIENTS)] + [
+        SlowClient(dial, at_once=post, slowly=body) for _ in range(SLOW_CLIENTS)
+    ]
+
+
+@contextmanager
+def holding_on(clients: list[SlowClient]) -> Iterator[list[SlowClient]]:
+    """The slow clients connected and sending; stopped and gone on the way out."""
+    for client in clients:
+        client.start()
+    try:
+        for client in clients:
+            assert client.sending.wait(TIMEOUT)
+            assert client.holding, client.failure
+        yield clients
+    finally:
+        for client in clients:
+            client.stop.set()
+        for client in clients:
+            client.join(TIMEOUT)
+
+
+def ordinary_requests(
+    connect: Connect, *, cookie: str, match_id: int
+) -> dict[str, Callable[[int], Answer]]:
+    """What other phones ask meanwhile, each by name; round ``n`` records a deal of its own."""
+    return {
+        "GET /health": lambda n: ask(connect, "GET", "/health"),
+        "GET /": lambda n: ask(connect, "GET", "/"),
+        "POST a deal": lambda n: ask(
+            connect,
+            "POST",
+            f"/api/matches/{match_id}/deals",
+            body={"player": 1 + n % 2, "outcome": "normal", "request_id": f"round-{n}"},
+            cookie=cookie,
+        ),
+    }
+
+
+def timed_rounds(requests: dict[str, Callable[[int], Answer]]) -> list[tuple[str, int, float]]:
+    """ROUNDS rounds of the ordinary requests, ROUND_EVERY apart: (name, status, seconds)."""
+    timings = []
+    for n in range(ROUNDS):
+        begun = time.monotonic()
+        for name, request in requests.items():
+            started = time.monotonic()
+            status = request(n).status
+            timings.append((name, status, time.monotonic() - started))
+        time.sleep(max(0.0, ROUND_EVERY - (time.monotonic() - begun)))
+    return timings
+
+
+def test_slow_clients_hold_no_thread_of_the_app_behind_the_proxy(site: Site) -> None:
+    cookie, match_id = new_match(site)
+    with holding_on(slow_clients(site.dial_https, match_id=match_id)) as clients:
+        requests = ordinary_requests(site.https, cookie=cookie, match_id=match_id)
+        timings = timed_rounds(requests)
+        still_holding = [client.holding for client in clients]
+    assert still_holding == [True] * len(clients)  # for the whole of the rounds
+    assert {(name, status) for name, status, _ in timings} == {
+        ("GET /health", 200),
+        ("GET /", 200),
+        ("POST a deal", 201),
+    }
+    slowest = max(seconds for _, _, seconds in timings)
+    assert slowest < 1.0, timings
