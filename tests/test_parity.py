@@ -276,6 +276,23 @@ def as_shown(match: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def played(
+    app: Flask, run: list[tuple[Any, ...]], rules: HouseRules = scoring.DEFAULT_RULES
+) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    """``run`` sent to the server by a new browser, one change after the other: the match it
+    started from, the changes as the page queued them, and the server's match at the end."""
+    client = app.test_client()  # a browser of its own: its own series
+    start = client.post(
+        "/api/matches", json={"players": ["Ivan", "Maria"], "rules": rules.as_dict()}
+    ).json
+    queued = []
+    for number, step in enumerate(run):
+        change = send(client, client.get("/api/matches/current").json, step, number)
+        if change is not None:
+            queued.append(change)
+    return start, queued, as_shown(client.get("/api/matches/current").json)
+
+
 @settings(
     max_examples=150,
     deadline=None,
@@ -285,17 +302,7 @@ def as_shown(match: dict[str, Any]) -> dict[str, Any]:
 def test_the_script_agrees_with_the_server_on_every_kind_of_change(
     script: Page, parity_app: Flask, rules: HouseRules, run: list[Any]
 ) -> None:
-    client = parity_app.test_client()  # a browser of its own: its own series
-    start = client.post(
-        "/api/matches", json={"players": ["Ivan", "Maria"], "rules": rules.as_dict()}
-    ).json
-    queued = []
-    for number, step in enumerate(run):
-        match = client.get("/api/matches/current").json
-        change = send(client, match, step, number)
-        if change is not None:
-            queued.append(change)
-    server = as_shown(client.get("/api/matches/current").json)
+    start, queued, server = played(parity_app, run, rules)
     shown = script.evaluate(AS_SHOWN, [start, queued, rulebook.for_the_script()])
     for seat, player in enumerate(shown["players"]):
         if player["games"] is None:  # another series: the script leaves it to the server
@@ -366,11 +373,5 @@ AGREES_ON = {
 def test_the_script_agrees_with_the_server_when(
     script: Page, parity_app: Flask, run: list[tuple[Any, ...]]
 ) -> None:
-    client = parity_app.test_client()
-    start = client.post("/api/matches", json={"players": ["Ivan", "Maria"]}).json
-    queued = [
-        send(client, client.get("/api/matches/current").json, step, number)
-        for number, step in enumerate(run)
-    ]
-    server = as_shown(client.get("/api/matches/current").json)
+    start, queued, server = played(parity_app, run)
     assert script.evaluate(AS_SHOWN, [start, queued, rulebook.for_the_script()]) == server
