@@ -13,7 +13,6 @@ figure: the table is written down and printed.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
@@ -39,6 +38,7 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import event, insert
 
+from bench.weight import loaded, weight
 from counter import create_app
 from counter.models import Deal, Match, db
 
@@ -358,14 +358,7 @@ def page_weight(base: str, cookie: str) -> tuple[int, int]:
         with urllib.request.urlopen(request) as response:
             return bytes(response.read())
 
-    page = get("/")
-    assets = re.findall(r'(?:href|src)="(/(?:static/|manifest)[^"]*)"', page.decode())
-    for path in assets:  # and the modules the scripts import
-        if path.endswith(".js"):
-            imported = re.findall(r'from "\./([^"]+\.js)"', get(path).decode())
-            assets += [f"/static/{name}" for name in imported if f"/static/{name}" not in assets]
-    bodies = [page] + [get(path) for path in assets]
-    return sum(map(len, bodies)), sum(len(gzip.compress(body)) for body in bodies)
+    return weight(loaded(get))
 
 
 # --- the report ----------------------------------------------------------------------------------

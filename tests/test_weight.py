@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import gzip
 import re
 
 from flask.testing import FlaskClient
 
+from bench.weight import loaded, weight
+
 from helpers import api_play, api_start
 
 GZIPPED_LIMIT = 15 * 1024  # what travels to the phone; the raw size is only a guide
-
-
-def assets_of(page: str) -> list[str]:
-    """Every same-site file the page asks the browser for."""
-    return re.findall(r'(?:href|src)="(/(?:static/|manifest)[^"]*)"', page)
-
-
-def modules_of(script: str) -> list[str]:
-    """The modules a script imports (``import … from "./standing.js"``), as addresses.
-
-    Not those it imports only when needed (``import("./plain-http.js")``).
-    """
-    return ["/static/" + name for name in re.findall(r'from\s*"\./([^"]+\.js)"', script)]
 
 
 def fetch(client: FlaskClient, path: str) -> bytes:
@@ -34,15 +22,8 @@ def fetch(client: FlaskClient, path: str) -> bytes:
 def test_the_main_page_and_its_assets_stay_under_15_kb_gzipped(client: FlaskClient) -> None:
     match = api_start(client, players=["Александра", "Мария"])
     api_play(client, match["id"], *[(1 + i % 2, "normal") for i in range(10)])
-    page = client.get("/").get_data()
-    paths = assets_of(page.decode())
-    for path in paths:  # the list grows with each module's own imports
-        if path.endswith(".js"):
-            modules = modules_of(fetch(client, path).decode())
-            paths += [module for module in modules if module not in paths]
-    files = [page] + [fetch(client, path) for path in paths]
-    total = sum(len(body) for body in files)
-    travels = sum(len(gzip.compress(body)) for body in files)
+    bodies = loaded(lambda path: fetch(client, path))
+    total, travels = weight(bodies)
     print(f"main page: {total} bytes, {travels} gzipped")
     assert {
         "/static/counter.css",
@@ -50,8 +31,8 @@ def test_the_main_page_and_its_assets_stay_under_15_kb_gzipped(client: FlaskClie
         "/static/outbox.js",
         "/static/board.js",
         "/static/standing.js",
-    } <= set(paths)
-    assert "/static/plain-http.js" not in paths  # loaded only where the page is plain http
+    } <= set(bodies)
+    assert "/static/plain-http.js" not in bodies  # loaded only where the page is plain http
     assert travels < GZIPPED_LIMIT
 
 
