@@ -152,21 +152,15 @@ root.addEventListener("submit", (event) => {
 });
 window.addEventListener("error", (event) => outbox.fail(event.error ?? event.message));
 window.addEventListener("unhandledrejection", (event) => outbox.fail(event.reason));
-window.addEventListener("pagehide", outbox.letGo);
 // The footer's display switches, at once and without a network (display.js). Not needed
-// for the first tap, the file loads with the first change or the first switch; should it
-// not load, the form goes to the server as it does without a script.
+// for the first tap, the file loads with the first change or the first switch (offline
+// before either, over plain http, a switch waits for the network).
 const display = document.querySelector("form.display");
 let switches = null;
 const loadSwitches = () => (switches ??= import("./display.js").catch((error) => { switches = null; throw error; }));
 display.addEventListener("submit", (event) => {
-  const button = event.submitter;
-  if (button.dataset.plain) return; // display.js could not load: the server takes the form
   event.preventDefault();
-  loadSwitches().then((module) => module.switchDisplay(button, display), () => {
-    button.dataset.plain = "1";
-    display.requestSubmit(button);
-  });
+  loadSwitches().then((module) => module.switchDisplay(event.submitter, display), () => {});
 });
 // No theme chosen yet: the switch shows the phone's own.
 if (!document.documentElement.dataset.theme && matchMedia("(prefers-color-scheme: dark)").matches) {
@@ -175,9 +169,7 @@ if (!document.documentElement.dataset.theme && matchMedia("(prefers-color-scheme
 }
 // The service worker keeps the counter for use without a network (HTTPS, or this computer).
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
-const note = $("[data-plain-http]"); // what needs HTTPS, where the page is plain http
-if (note && window.isSecureContext) note.remove();
-else if (note) import("./plain-http.js").then((module) => module.noteOnce(note, `${outbox.STORE}-http-noted`));
+if (window.isSecureContext) $("[data-plain-http]")?.remove(); // said where there is none (plain-http.js)
 window.addEventListener("online", outbox.wakeUp);
 window.addEventListener("offline", drawSync);
 // Another phone with these matches may have played meanwhile: look now and then.

@@ -28,27 +28,31 @@ export function load(page, fresh) {
   // A page the server has just drawn is its truth; the service worker's copy, opened
   // offline, is older than what this phone saw last.
   const match = fresh || !saved ? page.match : saved.match;
-  state = { ...page, match, outbox: saved?.outbox ?? [], ids: saved?.ids ?? {} };
+  // Changes kept by an earlier version of this page have no id yet.
+  const outbox = (saved?.outbox ?? []).map((change) => ({ id: newId(), ...change }));
+  state = { ...page, match, outbox, ids: saved?.ids ?? {}, version: saved?.version ?? 0 };
   save();
 }
 
-// What another tab of this browser may have changed since.
+// What another tab of this browser may have changed since. Every change of what is stored
+// rereads it first and saves at once (save), so that no tab writes over another's.
 export function reread() {
   try {
     const saved = JSON.parse(localStorage.getItem(STORE));
-    if (saved) Object.assign(state, { match: saved.match, outbox: saved.outbox, ids: saved.ids });
+    if (saved) Object.assign(state, { match: saved.match, outbox: saved.outbox, ids: saved.ids, version: saved.version });
   } catch { /* nothing stored: this tab's own state stands */ }
 }
 
 function save() {
-  const { match, outbox } = state;
+  state.version = (state.version ?? 0) + 1; // tells an answer asked for before it is old
+  const { match, outbox, version } = state;
   const ids = {}; // the ids still needed: those of matches with changes waiting
   for (const change of outbox) {
     const uid = change.match ?? change.uid;
     if (state.ids[uid]) ids[uid] = state.ids[uid];
   }
   state.ids = ids;
-  try { localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids })); } catch { /* full: memory only */ }
+  try { localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids, version })); } catch { /* full: memory only */ }
 }
 
 export const view = () => fold(state.match, state.outbox, state.rules);
@@ -57,16 +61,18 @@ export const isSending = () => sending;
 // Each change carries what the player tapped, in words (`label`): a refusal names it.
 export function enqueue(change) {
   trouble.tap = null;
-  state.outbox.push({ ...change, at: Date.now() });
+  reread(); // another tab may be sending: add to what is stored, not to an older copy
+  state.outbox.push({ ...change, id: newId(), at: Date.now() });
   save();
   show.draw();
   flush();
 }
 
-// A deal not sent yet leaves the outbox, and nothing travels; false if it was sent.
+// A deal never sent (by any tab) leaves the outbox, and nothing travels; false if it was.
 export function withdraw(requestId) {
+  reread();
   const last = state.outbox.at(-1);
-  if (!last || last.kind !== "deal" || last.request_id !== requestId || (sending && state.outbox.length === 1)) return false;
+  if (!last || last.kind !== "deal" || last.request_id !== requestId || last.tried) return false;
   state.outbox.pop();
   save();
   show.draw();
@@ -139,17 +145,23 @@ function request(change) {
 
 function answered(change, match) {
   if (match && typeof match.uid !== "string") throw new TypeError("the answer holds no match");
+  done(change);
   if (match) {
     state.ids[match.uid] = match.id;
     // The server's truth for that match, deals from another phone included.
     if (change.kind === "start" || !state.match.uid || match.uid === state.match.uid) state.match = match;
   }
-  state.outbox.shift();
   save();
 }
 
+// A change the server has answered leaves the stored outbox, whatever another tab added.
+function done(change) {
+  reread();
+  state.outbox = state.outbox.filter((each) => each.id !== change.id);
+}
+
 function refused(change, error) {
-  state.outbox.shift();
+  done(change);
   const uid = change.kind === "start" ? change.uid : change.match;
   if (error instanceof Gone || change.kind === "start") {
     // The match was deleted, or never started: nothing more can go to it.
@@ -173,8 +185,6 @@ async function asTheSender(task) {
   });
 }
 
-export const letGo = () => sender?.then((lease) => lease.release());
-
 // An error of the page's own: logged, kept where the status line looks, and shown.
 export function fail(error) {
   console.error(error);
@@ -196,8 +206,12 @@ async function flushNow() {
   sending = true;
   clearTimeout(retryTimer);
   try {
-    while (state.outbox.length) {
+    for (;;) {
+      reread();
       const change = state.outbox[0];
+      if (!change) break;
+      change.tried = true; // on its way: Undo can no longer take it back unsent
+      save();
       let answer;
       try {
         answer = await call(...request(change));
@@ -227,12 +241,17 @@ async function flushNow() {
 // last, wherever it was played (another phone with the same matches included).
 async function refresh() {
   if (state.outbox.length || !state.match.id) return;
+  const { version } = state;
+  let answer;
   try {
-    state.match = await call("GET", "/api/matches/current");
+    answer = await call("GET", "/api/matches/current");
   } catch (error) {
     if (error instanceof Unreachable) return; // what this phone has stands
     if (!(error instanceof Gone)) throw error;
-    state.match = state.blank; // no match left here: the counter the server shows then
+    answer = state.blank; // no match left here: the counter the server shows then
   }
+  reread();
+  if (state.version !== version || state.outbox.length) return; // older than what came since
+  state.match = answer;
   save();
 }

@@ -47,14 +47,14 @@ export function lease(name, tab) {
     }
   }
 
+  addEventListener("pagehide", release);
   return { whileHeld, release, expires: LEASE_MS };
 }
 
 // The server adds a note on what needs HTTPS (installing, opening without a network):
 // said once in this browser, then left out.
-export function noteOnce(note, key) {
-  try {
-    if (localStorage.getItem(key)) note.remove();
-    else localStorage.setItem(key, "1");
-  } catch { /* no storage: the note stays */ }
-}
+const note = document.querySelector("[data-plain-http]");
+try {
+  if (note && localStorage.getItem("santase-counter-http-noted")) note.remove();
+  else if (note) localStorage.setItem("santase-counter-http-noted", "1");
+} catch { /* no storage: the note stays */ }

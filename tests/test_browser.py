@@ -816,6 +816,63 @@ def test_two_tabs_at_a_plain_http_address_send_each_tap_once(
     context.close()
 
 
+def slow_line(page: Page, latency_ms: int) -> None:
+    network = page.context.new_cdp_session(page)
+    network.send("Network.enable")
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+
+
+@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
+def test_a_change_made_in_one_tab_while_the_other_sends_is_sent_too(
+    browser: Browser, request: pytest.FixtureRequest, address: str
+) -> None:
+    context = phone(browser, request.getfixturevalue(address))
+    first, second = context.new_page(), context.new_page()
+    first.goto("/")
+    tap(first, 1, "normal")
+    all_saved(first)
+    second.goto("/")
+    expect(second.locator(".deals tbody tr")).to_have_count(1)
+    for page in (first, second):
+        slow_line(page, 1500)
+    tap(first, 1, "schneider")  # on its way for 1.5 s
+    tap(second, 2, "wrong_claim")  # added to the outbox meanwhile, in the other tab
+    all_saved(first)
+    all_saved(second)
+    assert [deal["outcome"] for deal in server_match(first)["deals"]] == [
+        "normal",
+        "schneider",
+        "wrong_claim",
+    ]
+    context.close()
+
+
+@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
+def test_an_undo_in_one_tab_of_a_deal_the_other_is_sending_is_sent(
+    browser: Browser, request: pytest.FixtureRequest, address: str
+) -> None:
+    context = phone(browser, request.getfixturevalue(address))
+    first, second = context.new_page(), context.new_page()
+    first.goto("/")
+    tap(first, 1, "normal")
+    all_saved(first)
+    second.goto("/")
+    expect(second.locator(".deals tbody tr")).to_have_count(1)
+    for page in (first, second):
+        slow_line(page, 1500)
+    tap(first, 2, "schneider")  # on its way for 1.5 s
+    expect(second.locator(".deals tbody tr")).to_have_count(2)
+    second.locator(".undo button").click()  # it cannot be taken back unsent any more
+    all_saved(first)
+    all_saved(second)
+    assert [deal["outcome"] for deal in server_match(first)["deals"]] == ["normal"]
+    expect(second.locator(".deals tbody tr")).to_have_count(1)
+    context.close()
+
+
 def test_at_a_plain_http_address_what_needs_https_is_said_once(lan_page: Page) -> None:
     lan_page.goto("/")
     note = lan_page.locator("[data-status] .message")
