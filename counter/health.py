@@ -3,7 +3,8 @@
 ``status`` is "ok" when everything answers; "degraded" (still 200: the counter
 serves, its rate limits counted in each process's memory) when only the shared
 rate-limit store does not; "unavailable" (503) when the database does not answer.
-Cheap enough to poll: one query and, with Redis, one PING of half a second at most.
+Cheap enough to poll: one query and, with Redis, one PING of half a second at most,
+not repeated for a few seconds once Redis was found not answering.
 """
 
 from __future__ import annotations

@@ -129,9 +129,20 @@ def storage_kind() -> str:
     return (limiter.storage.STORAGE_SCHEME or ["storage"])[0]
 
 
+# A store found not answering is taken as down for this long without asking it again,
+# so that polling /health while Redis hangs costs no one half a second a time.
+DOWN_FOR_SECONDS = 5.0
+_found_down = {"at": -math.inf}
+
+
 def storage_answers() -> bool:
-    """Whether the store answers now: for Redis one PING, within the short timeout above."""
-    return limiter.storage.check()
+    """Whether the store answers: for Redis one PING, within the short timeout above."""
+    if time.monotonic() - _found_down["at"] < DOWN_FOR_SECONDS:
+        return False
+    answers = bool(limiter.storage.check())
+    if not answers:
+        _found_down["at"] = time.monotonic()
+    return answers
 
 
 def _too_many(_error: RateLimitExceeded) -> Response:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
@@ -14,6 +14,7 @@ from counter import i18n, limits
 from counter.browser import browser_key
 from counter.refusals import N_, Malformed
 from counter.services import statistics
+from counter.web import assets
 
 bp = limits.writes(Blueprint("site", __name__))
 
@@ -133,6 +134,6 @@ def manifest() -> Response:
 @bp.get("/sw.js")
 def service_worker() -> Response:
     """The service worker, served from the root so that it may look after every page."""
-    response = current_app.send_static_file("sw.js")
+    response = assets.static("sw.js")  # minified, like every script
     response.headers["Cache-Control"] = "no-cache"
     return response
