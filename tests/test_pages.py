@@ -358,3 +358,12 @@ def test_what_needs_https_is_noted_only_where_the_page_is_plain_http(
 ) -> None:
     page = client.get("/", base_url=address).get_data(as_text=True)
     assert ("data-plain-http" in page) is noted
+
+
+def test_the_footer_switches_lead_back_to_the_counter_from_a_refused_form(
+    client: FlaskClient,
+) -> None:
+    """The address a form was posted to answers only POST: a switch there would be a 405."""
+    page = tap(client, 3, "normal").get_data(as_text=True)
+    assert 'name="next" value="/deals"' not in page
+    assert page.count('name="next" value="/"') == 2  # the language and the display switches
