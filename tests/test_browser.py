@@ -825,11 +825,9 @@ def slow_line(page: Page, latency_ms: int) -> None:
     )
 
 
-@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
-def test_a_change_made_in_one_tab_while_the_other_sends_is_sent_too(
-    browser: Browser, request: pytest.FixtureRequest, address: str
-) -> None:
-    context = phone(browser, request.getfixturevalue(address))
+def two_tabs_on_a_slow_line(browser: Browser, server: str) -> tuple[BrowserContext, Page, Page]:
+    """Two tabs of one browser on a match with one deal, each request then taking 1.5 s."""
+    context = phone(browser, server)
     first, second = context.new_page(), context.new_page()
     first.goto("/")
     tap(first, 1, "normal")
@@ -838,6 +836,14 @@ def test_a_change_made_in_one_tab_while_the_other_sends_is_sent_too(
     expect(second.locator(".deals tbody tr")).to_have_count(1)
     for page in (first, second):
         slow_line(page, 1500)
+    return context, first, second
+
+
+@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
+def test_a_change_made_in_one_tab_while_the_other_sends_is_sent_too(
+    browser: Browser, request: pytest.FixtureRequest, address: str
+) -> None:
+    context, first, second = two_tabs_on_a_slow_line(browser, request.getfixturevalue(address))
     tap(first, 1, "schneider")  # on its way for 1.5 s
     tap(second, 2, "wrong_claim")  # added to the outbox meanwhile, in the other tab
     all_saved(first)
@@ -854,15 +860,7 @@ def test_a_change_made_in_one_tab_while_the_other_sends_is_sent_too(
 def test_an_undo_in_one_tab_of_a_deal_the_other_is_sending_is_sent(
     browser: Browser, request: pytest.FixtureRequest, address: str
 ) -> None:
-    context = phone(browser, request.getfixturevalue(address))
-    first, second = context.new_page(), context.new_page()
-    first.goto("/")
-    tap(first, 1, "normal")
-    all_saved(first)
-    second.goto("/")
-    expect(second.locator(".deals tbody tr")).to_have_count(1)
-    for page in (first, second):
-        slow_line(page, 1500)
+    context, first, second = two_tabs_on_a_slow_line(browser, request.getfixturevalue(address))
     tap(first, 2, "schneider")  # on its way for 1.5 s
     expect(second.locator(".deals tbody tr")).to_have_count(2)
     second.locator(".undo button").click()  # it cannot be taken back unsent any more
