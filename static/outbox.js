@@ -93,7 +93,7 @@ export function matchUid() {
 
 // --- sending --------------------------------------------------------------------------------------
 
-export class Refused extends Error {} // the counter said no: the change is dropped and named
+class Refused extends Error {} // the counter said no: the change is dropped and named
 export class Gone extends Error {} // the match is no longer there
 class Unreachable extends Error {} // no answer from the counter: the change waits its turn
 
@@ -192,7 +192,7 @@ export function fail(error) {
   show.failed();
 }
 
-export const flush = () => asTheSender(flushNow).catch(fail);
+const flush = () => asTheSender(flushNow).catch(fail);
 // Back online, back on screen, or just opened: send what waits, then look at the server.
 export const wakeUp = () => {
   retryDelay = 1000;

@@ -14,7 +14,7 @@ const ROLES = {
 const COMPARISONS = { at_least: (score, target) => score >= target };
 
 // Each outcome under `houseRules`: {points (null: refused), button}.
-export function outcomesUnder(houseRules, rules) {
+function outcomesUnder(houseRules, rules) {
   const outcomes = { ...rules.outcomes };
   for (const name of rules.rule_names) Object.assign(outcomes, rules.choices[name][houseRules[name]]);
   return outcomes;

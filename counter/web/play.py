@@ -40,7 +40,7 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
         "match": _for_the_script(match),
         # The rules as data for the script, and what the counter shows with no match.
         "rules": rulebook.for_the_script(),
-        "blank": _for_the_script(blank_match(i18n.default_names())),
+        "blank": _for_the_script(blank_match()),
     }
     return render_template(
         "home.html",
