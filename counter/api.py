@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 from flask import Blueprint, Response, request, url_for
 
-from counter import i18n, limits, parsing
-from counter.browser import browser_key, ensure_browser_key, owner_of
+from counter import errors, i18n, limits, parsing
+from counter.browser import browser_key, ensure_browser_key, ensure_device, owner_of, this_device
 from counter.import_size import check_size
 from counter.parsing import NotJson
 from counter.refusals import N_, Invalid
@@ -87,8 +87,10 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]
     names = _optional(body, "players", _names)
     target = _optional(body, "target", parsing.target)
     first_dealer = _optional(body, "first_dealer", parsing.seat)
+    device = ensure_device()
     match, started = matches.start_match(
-        owner=ensure_browser_key(),
+        owner=device.owner,
+        device=device,
         uid=uid,
         target=target,
         names=names,
@@ -101,8 +103,8 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]
 
 @bp.get("/matches/current")
 def current_match() -> dict[str, Any]:
-    """The match this browser played in last."""
-    match = matches.current_match(owner=browser_key())
+    """The match on this device's screen; for a device without one, the one played in last."""
+    match = matches.current_match(owner=browser_key(), device=this_device())
     if match is None:
         raise MatchNotFound(N_("This browser has no match yet."))
     return match_json(match)
@@ -135,6 +137,7 @@ def change_match(match_id: int) -> dict[str, Any]:
             preset=preset,
             first_dealer=first_dealer,
             play_on=play_on,
+            device=this_device(),
         )
     )
 
@@ -154,14 +157,21 @@ def _no_content() -> Response:
 
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> dict[str, Any]:
-    """Make an unfinished match the current one again."""
-    return match_json(matches.resume_match(owner=owner_of(match_id), match_id=match_id))
+    """Make an unfinished match the one on this device's screen again."""
+    owner = owner_of(match_id)
+    return match_json(matches.resume_match(owner=owner, match_id=match_id, device=this_device()))
 
 
 @bp.post("/matches/<match_id:match_id>/deals")
-def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]:
-    """Record a deal; a repeated ``request_id`` returns the match without recording again."""
-    body = json_body(frozenset({"player", "outcome", "request_id"}))
+def record_deal(
+    match_id: int,
+) -> tuple[dict[str, Any], int, dict[str, str]] | tuple[dict[str, Any], int] | dict[str, Any]:
+    """Record a deal; a repeated ``request_id`` returns the match without recording again.
+
+    With ``after``, a match whose number of deals is another answers 409 with the
+    match as it is, recording nothing: another phone recorded or undid a deal since.
+    """
+    body = json_body(frozenset({"player", "outcome", "request_id", "after"}))
     if "outcome" not in body:
         raise Invalid(N_("Say how the deal ended (outcome)."))
     if "player" not in body and body["outcome"] != "tie":
@@ -170,9 +180,22 @@ def record_deal(match_id: int) -> tuple[dict[str, Any], int, dict[str, str]] | d
     outcome = parsing.outcome(body["outcome"])
     seat = parsing.receiver(outcome, body.get("player"))
     request_id = parsing.request_id(body.get("request_id"))
-    match, recorded = deals.record_deal(
-        owner=owner, match_id=match_id, seat=seat, outcome=outcome, request_id=request_id
-    )
+    after = _optional(body, "after", parsing.deal_count)
+    try:
+        match, recorded = deals.record_deal(
+            owner=owner,
+            match_id=match_id,
+            seat=seat,
+            outcome=outcome,
+            request_id=request_id,
+            after=after,
+            device=this_device(),
+        )
+    except deals.DealsChanged as changed:
+        return {
+            "error": i18n.explain(changed),
+            "match": match_json(changed.match),
+        }, errors.status_of(changed)
     # 200 tells a retrying client that its deal was already there.
     return _created(match) if recorded else match_json(match)
 
@@ -184,7 +207,11 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
     number = _query_number("number")
     request_id = parsing.request_id(request.args.get("request_id"))
     match, _removed = deals.undo_last_deal(
-        owner=owner, match_id=match_id, number=number, request_id=request_id
+        owner=owner,
+        match_id=match_id,
+        number=number,
+        request_id=request_id,
+        device=this_device(),
     )
     return match_json(match)
 

@@ -1,39 +1,107 @@
-"""Which browser is asking: a random key kept in Flask's signed, permanent session cookie."""
+"""Which device is asking, and the key it holds.
+
+The signed, permanent session cookie names the device by a random token that
+never changes; the key, which owns the matches, is the device's row
+(:mod:`counter.services.devices`). A cookie from before devices were kept
+carries the key itself: its device is registered the first time it is seen.
+"""
 
 from __future__ import annotations
 
-from flask import session
+import re
 
-from counter.services.keys import new_key
+from flask import g, request, session
+
+from counter.services import devices
+from counter.services.devices import Holder
 from counter.services.queries import MatchNotFound
 
-SESSION_KEY = "browser"
+SESSION_DEVICE = "device"
+LEGACY_KEY = "browser"  # what older cookies carried: the key itself
+
+# The first name that matches is the device's, so Edge and Opera come before Chrome.
+BROWSERS = (
+    ("Firefox", "Firefox"),
+    ("Edg", "Edge"),
+    ("OPR", "Opera"),
+    ("SamsungBrowser", "Samsung Internet"),
+    ("Chrome", "Chrome"),
+    ("Safari", "Safari"),
+)
+SYSTEMS = (
+    ("Android", "Android"),
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("Windows", "Windows"),
+    ("Mac OS", "Mac"),
+    ("Linux", "Linux"),
+)
+
+
+def this_device() -> Holder | None:
+    """The device asking, or None before it has recorded anything (or after it was forgotten)."""
+    if "device" not in g:
+        token = session.get(SESSION_DEVICE)
+        legacy = session.get(LEGACY_KEY)
+        if isinstance(token, str):
+            g.device = devices.find(token=token)
+        elif isinstance(legacy, str) and legacy:
+            _remember(devices.register(owner=legacy, label=device_label()))
+        else:
+            g.device = None
+    device: Holder | None = g.device
+    return device
 
 
 def browser_key() -> str | None:
-    """This browser's key, or None before it has recorded anything."""
-    key = session.get(SESSION_KEY)
-    return key if isinstance(key, str) and key else None
+    """The key this device holds, or None."""
+    device = this_device()
+    return None if device is None else device.owner
+
+
+def ensure_device() -> Holder:
+    """This device, registered with a fresh key (and the cookie made to last a year) on the
+    first write."""
+    device = this_device()
+    if device is None:
+        device = devices.register(owner=None, label=device_label())
+        _remember(device)
+    return device
+
+
+def ensure_browser_key() -> str:
+    return ensure_device().owner
+
+
+def device_id() -> int | None:
+    """The asking device's number, if it has one (what it shows is remembered under it)."""
+    device = this_device()
+    return None if device is None else device.id
 
 
 def owner_of(match_id: int) -> str:
-    """This browser's key; a browser without one has no matches, so the match is not found."""
+    """This device's key; a device without one has no matches, so the match is not found."""
     owner = browser_key()
     if owner is None:
         raise MatchNotFound.with_id(match_id)
     return owner
 
 
-def ensure_browser_key() -> str:
-    """This browser's key, created (and the cookie made to last a year) on the first write."""
-    key = browser_key()
-    if key is None:
-        key = new_key()
-        use_key(key)
-    return key
+def changed() -> None:
+    """The device's key changed in this request (handed over, rotated, erased): read it again."""
+    g.pop("device", None)
 
 
-def use_key(key: str) -> None:
-    """From now on this browser is known by ``key`` (taken over, rotated or new)."""
-    session[SESSION_KEY] = key
+def _remember(device: Holder) -> None:
+    session.pop(LEGACY_KEY, None)
+    session[SESSION_DEVICE] = device.token
     session.permanent = True
+    g.device = device
+
+
+def device_label() -> str:
+    """A device in a few words, from its User-Agent: "Chrome on Android"."""
+    agent = request.headers.get("User-Agent", "")
+    name = next((name for mark, name in BROWSERS if mark in agent), "")
+    system = next((name for mark, name in SYSTEMS if re.search(rf"\b{mark}", agent)), "")
+    return " · ".join(part for part in (name, system) if part)

@@ -34,6 +34,7 @@ from counter.parsing import REQUEST_ID_MAX_LENGTH
 from counter.scoring import DEFAULT_TARGET, HouseRules
 
 OWNER_KEY_LENGTH = 64
+DEVICE_LABEL_LENGTH = 40
 MAX_ID = 2**31 - 1  # the largest id every supported database's INTEGER column holds
 
 
@@ -227,3 +228,33 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
 SQLITE_BEGIN = "sqlite_begin"
 WRITE: dict[str, Any] = {SQLITE_BEGIN: "IMMEDIATE"}
 """Execution options for a transaction that will write (ignored by other databases)."""
+
+
+class Device(db.Model):  # type: ignore[name-defined,misc]
+    """A phone or browser that holds a key, named in its signed cookie by ``token``.
+
+    The key lives here, not in the cookie: the cookie never changes after it is
+    set, so no late answer can put back a key that was rotated or handed over.
+    """
+
+    __tablename__ = "device"
+    __table_args__ = (
+        Index("ix_device_owner", "owner"),
+        UniqueConstraint("token", name="uq_device_token"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token: Mapped[str] = mapped_column(String(32))
+    # The key whose matches this device keeps now.
+    owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
+    # Its own key from before it joined another device's matches without bringing its
+    # own along: where it goes back to when that device forgets it.
+    home: Mapped[str | None] = mapped_column(String(OWNER_KEY_LENGTH))
+    # The match on this device's screen; none: the key's match played last.
+    match_id: Mapped[int | None] = mapped_column(
+        ForeignKey("match.id", ondelete="SET NULL", name="fk_device_match")
+    )
+    # What kind of device it is, in a few words ("Chrome on Android"), to tell them apart.
+    label: Mapped[str] = mapped_column(String(DEVICE_LABEL_LENGTH), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    seen_at: Mapped[datetime] = mapped_column(default=utcnow)

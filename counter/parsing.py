@@ -24,6 +24,7 @@ from counter.names import DEFAULT_NAMES, parse_names
 from counter.refusals import N_, Invalid, Malformed, as_sent
 from counter.scoring import (
     DEFAULT_RULES,
+    MAX_DEALS_PER_MATCH,
     PRESETS,
     SEATS,
     TARGETS,
@@ -175,6 +176,16 @@ def request_id(value: object) -> str | None:
             most=REQUEST_ID_MAX_LENGTH,
         )
     return value
+
+
+def deal_count(value: object) -> int:
+    """How many deals a phone knew a match to have: a whole number from 0 up to a full match."""
+    if whole(value) and 0 <= value <= MAX_DEALS_PER_MATCH:  # type: ignore[operator]
+        return int(value)  # type: ignore[call-overload]
+    raise Invalid(
+        N_("after is the number of deals the match had: a whole number from 0 to %(most)s."),
+        most=MAX_DEALS_PER_MATCH,
+    )
 
 
 def flag(value: object, field: str) -> bool:

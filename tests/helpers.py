@@ -99,3 +99,16 @@ def at_once(requests: list[Callable[[], Any]]) -> list[int]:
     for thread in threads:
         thread.join()
     return statuses
+
+
+def key_of(client: FlaskClient) -> str | None:
+    """The key the device behind ``client`` holds (the cookie names only the device)."""
+    from counter.browser import SESSION_DEVICE
+    from counter.models import Device, db
+
+    with client.session_transaction() as session:
+        token = session.get(SESSION_DEVICE)
+    if token is None:
+        return None
+    with client.application.app_context():
+        return db.session.scalar(db.select(Device.owner).where(Device.token == token))

@@ -26,7 +26,7 @@ from flask.testing import FlaskClient
 from psycopg import sql
 from sqlalchemy.engine import make_url
 
-from counter.browser import SESSION_KEY
+from counter.browser import SESSION_DEVICE
 from counter.config import engine_options
 from counter.limits import limiter
 from counter.models import db
@@ -456,7 +456,7 @@ def test_a_page_from_a_database_file_that_cannot_be_opened_is_a_503_page(
 ) -> None:
     browser = unopenable.test_client()
     with browser.session_transaction() as session:  # a browser that has played before
-        session[SESSION_KEY] = "k" * 64
+        session[SESSION_DEVICE] = "d" * 32
     response = browser.get("/")
     assert response.status_code == 503
     assert "database is not answering just now" in response.get_data(as_text=True)

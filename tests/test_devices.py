@@ -9,9 +9,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select, update
 
-from counter.models import DeviceLink, db, utcnow
+from counter.models import DeviceLink, Match, db, utcnow
 
 from helpers import api_deal, api_play, api_start, at_once, same_browser, submit
+
+UA_ANDROID = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/120.0 Mobile Safari/537.36"
 
 
 def make_link(client: FlaskClient) -> str:
@@ -137,18 +139,99 @@ def test_the_confirmation_shows_what_the_link_brings(
     page = other_client.get(make_link(client)).get_data(as_text=True)
     assert "The link brings 1 match from the other device." in page
     assert "Ivan – Maria 3:0" in page
-    assert "This browser's 2 matches join them" in page
+    assert "either can record, change or delete any of them" in page
+    assert "Bring this device's 2 matches along" in page
+    assert 'name="bring_own" value="1">' in page  # unticked
 
 
-def test_this_browsers_matches_join_the_adopted_key(
+def listed(client: FlaskClient) -> set[int]:
+    return {match["id"] for match in client.get("/api/matches").json["matches"]}
+
+
+def test_this_devices_matches_stay_its_own_unless_it_brings_them(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    theirs = api_start(client, players=["Ivan", "Maria"])
+    api_start(other_client, players=["Petar", "Gergana"])
+    submit(other_client, make_link(client))
+    assert listed(client) == listed(other_client) == {theirs["id"]}
+
+
+def test_this_devices_matches_join_the_key_when_it_brings_them(
     client: FlaskClient, other_client: FlaskClient
 ) -> None:
     theirs = api_start(client, players=["Ivan", "Maria"])
     mine = api_start(other_client, players=["Petar", "Gergana"])
+    submit(other_client, make_link(client), bring_own="1")
+    assert listed(client) == listed(other_client) == {theirs["id"], mine["id"]}
+
+
+def test_a_link_made_by_someone_else_cannot_take_this_devices_matches(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    """The victim continues on the stranger's link; the stranger then forgets every other
+    device, and keeps nothing of the victim's, who gets its own matches back."""
+    stranger, victim = client, other_client
+    own = api_start(victim, players=["Petar", "Gergana"])
+    submit(victim, make_link(stranger))
+    form = {**forget_form(stranger), "confirmed": "1"}
+    assert stranger.post("/devices/forget", data=form).status_code == 302
+    assert own["id"] not in listed(stranger)
+    assert listed(victim) == {own["id"]}
+
+
+def test_what_we_keep_lists_each_device_with_when_it_was_last_seen(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_start(client)
+    submit(other_client, make_link(client), bring_own="1")
+    page = client.get("/privacy", headers={"User-Agent": UA_ANDROID}).get_data(as_text=True)
+    assert page.count("last seen <time datetime=") == 2
+    assert "(this one)" in page
+    assert page.count(">Remove</button>") == 1
+
+
+def test_removing_one_device_leaves_the_others(app: Flask, client: FlaskClient) -> None:
+    match = api_start(client)
+    second, third = app.test_client(), app.test_client()
+    for phone in (second, third):
+        submit(phone, make_link(client))
+    page = client.get("/privacy").get_data(as_text=True)
+    removes = re.findall(r'action="(/devices/\d+/forget)"', page)
+    assert len(removes) == 2
+    assert "It no longer sees or changes these matches" in submit(client, removes[0]).get_data(
+        as_text=True
+    )
+    assert submit(client, removes[0], confirmed="1").status_code == 302
+    still = [phone.get(f"/api/matches/{match['id']}").status_code for phone in (second, third)]
+    assert sorted(still) == [200, 404]
+    assert client.get(f"/api/matches/{match['id']}").status_code == 200
+
+
+def test_a_removed_device_gets_its_own_matches_back(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    own = api_start(other_client, players=["Petar", "Gergana"])
     submit(other_client, make_link(client))
-    for device in (client, other_client):
-        listed = {m["id"] for m in device.get("/api/matches").json["matches"]}
-        assert listed == {theirs["id"], mine["id"]}
+    remove = re.findall(
+        r'action="(/devices/\d+/forget)"', client.get("/privacy").get_data(as_text=True)
+    )
+    submit(client, remove[0], confirmed="1")
+    assert listed(other_client) == {own["id"]}
+
+
+def test_only_a_device_of_the_same_key_can_be_removed(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_start(client)
+    submit(other_client, make_link(client))
+    remove = re.findall(
+        r'action="(/devices/\d+/forget)"', client.get("/privacy").get_data(as_text=True)
+    )
+    stranger = other_client.application.test_client()
+    api_start(stranger)
+    assert submit(stranger, remove[0], confirmed="1").status_code == 404
+    assert listed(other_client) == listed(client)
 
 
 def forget_form(client: FlaskClient) -> dict[str, str]:
@@ -206,3 +289,34 @@ def test_a_one_time_link_is_used_once_however_many_try_at_once(
             )
             == 1
         )
+
+
+def test_an_answer_sent_before_the_key_changed_does_not_bring_the_old_key_back(
+    app: Flask, client: FlaskClient
+) -> None:
+    """A request that left with the cookie of before "Forget other devices", answered
+    after it, sets whatever cookie it sets: this browser keeps its matches."""
+    match = api_start(client)
+    late = same_browser(app, client)  # the same cookie, on a request still on its way
+    form = {**forget_form(client), "confirmed": "1"}
+    assert client.post("/devices/forget", data=form).status_code == 302
+    answer = late.get("/")  # answered after the rotation
+    if (cookie := late.get_cookie("session")) is not None:
+        client.set_cookie("session", cookie.value)
+    assert answer.status_code == 200
+    assert client.get(f"/api/matches/{match['id']}").status_code == 200
+
+
+def test_a_cookie_of_before_devices_becomes_a_device_of_that_key(
+    app: Flask, client: FlaskClient
+) -> None:
+    match = api_start(client)
+    with app.app_context():
+        key = db.session.scalar(select(Match.owner).where(Match.id == match["id"]))
+    old = app.test_client()
+    with old.session_transaction() as session:
+        session["browser"] = key
+    assert old.get(f"/api/matches/{match['id']}").status_code == 200
+    with old.session_transaction() as session:
+        assert "browser" not in session
+        assert "device" in session

@@ -8,17 +8,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from counter.browser import SESSION_KEY
 from counter.models import Deal, DeviceLink, Match, db
 
-from helpers import api_play, api_start, submit, tap, win_match
+from helpers import api_play, api_start, key_of, submit, tap, win_match
 
 BULGARIAN = {"Accept-Language": "bg"}
-
-
-def key_of(client: FlaskClient) -> str | None:
-    with client.session_transaction() as session:
-        return session.get(SESSION_KEY)
 
 
 def test_the_counter_shows_the_match_played_last_not_the_newest(client: FlaskClient) -> None:

@@ -22,7 +22,6 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
 from counter import parsing
-from counter.browser import SESSION_KEY
 from counter.models import MAX_ID
 from counter.names import NAME_MAX_LENGTH, parse_name
 from counter.parsing import request_id as parse_request_id
@@ -39,7 +38,7 @@ from counter.scoring import (
 from counter.services import archive, matches, sharing
 from counter.timestamps import iso_utc
 
-from helpers import api_deal, api_play, api_start
+from helpers import api_deal, api_play, api_start, key_of
 
 SPEC_PATH = Path(__file__).parents[1] / "counter" / "openapi.yaml"
 WRITES = {"post", "patch", "delete"}
@@ -66,8 +65,7 @@ def operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def owner(client: FlaskClient) -> str:
-    with client.session_transaction() as session:
-        return str(session[SESSION_KEY])
+    return str(key_of(client))
 
 
 # --- the description itself -------------------------------------------------------------

@@ -97,9 +97,9 @@ def test_a_cookie_signed_with_another_key_is_a_fresh_browser(
 
     api_start(client)
     with client.session_transaction() as session:
-        owner = session["browser"]
+        token = session["device"]
     forged = URLSafeTimedSerializer("not-the-servers-key", salt="cookie-session").dumps(
-        {"browser": owner}
+        {"device": token}
     )
     other_client.set_cookie("session", forged)
     assert other_client.get("/api/matches").json["matches"] == []

@@ -28,7 +28,7 @@ def test_the_counter_opens_blank_and_stores_nothing(client: FlaskClient) -> None
     assert scores_on(page) == ["0", "0"]
     assert "No deals recorded yet." in page
     with client.session_transaction() as session:
-        assert "browser" not in session  # only the form token, no key yet
+        assert "device" not in session  # only the form token, no device yet
     assert "Expires=" not in response.headers["Set-Cookie"]
     assert client.get("/api/matches").json["matches"] == []
 

@@ -11,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from counter import create_app
-from counter.browser import SESSION_KEY
+from counter.browser import SESSION_DEVICE
 from counter.models import db
 
 from helpers import api_start
@@ -188,7 +188,7 @@ def test_public_pages_may_be_cached(client: FlaskClient, path: str) -> None:
     assert client.get(path).headers.get("Cache-Control") != "no-store"
 
 
-def test_the_session_holds_only_the_browser_key(client: FlaskClient) -> None:
+def test_the_session_holds_only_the_device_token(client: FlaskClient) -> None:
     api_start(client)
     with client.session_transaction() as session:
-        assert set(session) <= {SESSION_KEY, "csrf_token", "_permanent", "_flashes"}
+        assert set(session) <= {SESSION_DEVICE, "csrf_token", "_permanent", "_flashes"}

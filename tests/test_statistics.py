@@ -5,16 +5,14 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter.browser import SESSION_KEY
 from counter.scoring import Outcome
 from counter.services import statistics
 
-from helpers import api_play, api_start, win_match
+from helpers import api_play, api_start, key_of, win_match
 
 
 def owner_of(client: FlaskClient) -> str:
-    with client.session_transaction() as session:
-        return str(session[SESSION_KEY])
+    return str(key_of(client))
 
 
 def test_a_pair_record_counts_matches_deals_and_runs(app: Flask, client: FlaskClient) -> None:

@@ -10,7 +10,8 @@ from counter.models import Deal, Match, db, utcnow
 from counter.refusals import N_, Conflict, NotFound
 from counter.scoring import Outcome, Seat
 from counter.services import queries
-from counter.services.matches import load_or_start
+from counter.services.devices import Holder
+from counter.services.matches import load_or_start, pin
 from counter.services.read_models import DealView, MatchView, deal_result, full_view, standing
 from counter.services.transactions import begin_write, writes
 
@@ -33,6 +34,15 @@ class RequestReused(Conflict):
     """A request id came back with a different deal than the one it recorded."""
 
 
+class DealsChanged(Conflict):
+    """A deal that follows another number of deals than the match has: another phone
+    recorded or undid a deal since. ``match`` is the match as it is now."""
+
+    def __init__(self, message: str, *, match: MatchView, **params: object) -> None:
+        super().__init__(message, **params)
+        self.match = match
+
+
 @writes
 def record_deal(
     *,
@@ -41,6 +51,8 @@ def record_deal(
     seat: Seat | None,
     outcome: Outcome,
     request_id: str | None = None,
+    after: int | None = None,
+    device: Holder | None = None,
 ) -> tuple[MatchView, bool]:
     """Record one deal's game points for ``seat`` (none for a tie); returns the match and
     whether the deal is new.
@@ -48,17 +60,30 @@ def record_deal(
     The deal is scored under the match's house rules of now, and keeps them. With
     no ``match_id`` the browser's first match is started with this deal. A
     ``request_id`` seen before in this match records nothing and returns the
-    match as it is, so a double tap or a retried request counts once.
+    match as it is, so a double tap or a retried request counts once. With
+    ``after`` (how many deals the phone knew the match to have) a match that has
+    another number of deals now records nothing: :class:`DealsChanged`, so that two
+    phones tapping the same deal never count it twice unasked.
     """
     for attempt in range(3):
         if attempt:
             begin_write()
-        match, earlier = load_or_start(owner, match_id)
+        match, earlier = load_or_start(owner, match_id, device)
         result = scoring.score_deal(seat, outcome, match.rules)
         if _replayed(match, request_id, result):
             view = full_view(match, earlier)
             db.session.rollback()  # nothing to write: end the transaction and its lock
             return view, False
+        if after is not None and after != len(match.deals):
+            raise DealsChanged(
+                N_(
+                    "Another phone changed this match: it has %(count)s deals now, and this "
+                    "deal followed %(after)s. Nothing was recorded."
+                ),
+                match=full_view(match, earlier),
+                count=len(match.deals),
+                after=after,
+            )
         after = standing(match).after(result)  # refuses a finished match
         scoring.check_room(len(match.deals))
         match.won_by = after.winner
@@ -103,7 +128,12 @@ def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) 
 
 @writes
 def undo_last_deal(
-    *, owner: str, match_id: int, number: int | None = None, request_id: str | None = None
+    *,
+    owner: str,
+    match_id: int,
+    number: int | None = None,
+    request_id: str | None = None,
+    device: Holder | None = None,
 ) -> tuple[MatchView, DealView | None]:
     """Take back the latest deal; a match it had finished is open again.
 
@@ -114,6 +144,7 @@ def undo_last_deal(
     Returns the match as it is now and the deal that was taken back, if one was.
     """
     match, earlier = queries.load(owner, match_id, for_update=True)
+    pin(device, match_id)
     if request_id is not None and all(deal.request_id != request_id for deal in match.deals):
         view = full_view(match, earlier)
         db.session.rollback()

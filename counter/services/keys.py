@@ -1,9 +1,11 @@
 """A browser's key, which owns its matches: hand it to another device, rotate it, erase it.
 
 A device link hands this browser's key to the device that opens it: once, and
-within 15 minutes. The device that takes it keeps its own matches too: they
-join the key it adopts. Rotating the key leaves every other holder of the old
-one with nothing; erasing deletes everything the key owns.
+within 15 minutes. The device that takes it brings its own matches along only
+when its player chooses; otherwise they wait for it under its own key, where it
+goes back if the other device ever forgets it. Rotating the key leaves every
+other holder of the old one with nothing of it; erasing deletes everything the
+key owns.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from datetime import timedelta
 from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.orm import aliased
 
-from counter.models import Deal, DeviceLink, Match, db, utcnow
+from counter.models import Deal, Device, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, Gone
+from counter.services.devices import Holder, let_go, new_key
 from counter.services.transactions import writes
 
 LINK_LIFETIME = timedelta(minutes=15)
@@ -28,11 +31,6 @@ TOKEN_MAX_LENGTH = 64
 
 class LinkUnusable(Gone):
     """A device link that was used already, has expired, or never existed."""
-
-
-def new_key() -> str:
-    """A fresh random browser key."""
-    return secrets.token_urlsafe(32)
 
 
 def _hash(token: str) -> str:
@@ -108,13 +106,15 @@ def _count(owner: str) -> int:
 
 
 @writes
-def use_device_link(*, token: str, owner: str | None) -> str:
-    """Spend the link and return the key it carries; this browser's matches join that key.
+def use_device_link(*, token: str, device: Holder, bring_own: bool = False) -> str:
+    """Spend the link: ``device`` holds the key it carries from now on, which is returned.
 
-    Spent with a conditional update, so that of several uses at once only one
-    succeeds, on every database.
+    The device's own matches join that key only with ``bring_own``; otherwise they
+    stay under its own key, kept as its ``home``. Spent with a conditional update, so
+    that of several uses at once only one succeeds, on every database.
     """
     giver = _usable_owner(token)
+    owner = device.owner
     spent = db.session.execute(
         update(DeviceLink)
         .where(
@@ -126,9 +126,18 @@ def use_device_link(*, token: str, owner: str | None) -> str:
     )
     if spent.rowcount != 1:  # type: ignore[attr-defined]
         raise LinkUnusable(N_("This link was used already. Make a new one on the other device."))
-    if owner is not None and owner != giver:
-        _move_matches(source=owner, target=giver)
-        db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
+    if owner != giver:
+        home = device.home
+        if bring_own:
+            _move_matches(source=owner, target=giver)
+            db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
+        elif home is None and _count(owner):
+            home = owner
+        db.session.execute(
+            update(Device)
+            .where(Device.id == device.id)
+            .values(owner=giver, home=home, match_id=None)
+        )
     db.session.commit()
     return giver
 
@@ -164,14 +173,17 @@ def rotated_key(*, owner: str, nonce: str, secret: str) -> str:
 
 
 @writes
-def rotate_key(*, owner: str, fresh: str) -> str:
-    """Give this browser's matches the key ``fresh``: every other device loses them.
+def rotate_key(*, owner: str, fresh: str, device_id: int) -> str:
+    """Give this browser's matches the key ``fresh``: every other device loses them, and
+    goes back to its own matches from before it joined.
 
     Device links and share links made with the old key stop working too.
     """
     db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
     _move_matches(source=owner, target=fresh)
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
+    let_go(owner=owner, keep=device_id)
+    db.session.execute(update(Device).where(Device.id == device_id).values(owner=fresh))
     db.session.commit()
     return fresh
 
@@ -183,11 +195,22 @@ class Erased:
 
 
 @writes
-def erase_everything(*, owner: str) -> Erased:
-    """Delete every match, deal, share link and device link of this browser's key."""
-    owned = select(Match.id).where(Match.owner == owner).scalar_subquery()
+def erase_everything(*, device: Holder) -> Erased:
+    """Delete every match, deal, share link and device link of this device's key (and of
+    its own key from before it joined, if it kept one); it starts afresh with a new key.
+
+    Other devices of the key go back to their own matches, or to none.
+    """
+    keys = [device.owner] if device.home is None else [device.owner, device.home]
+    owned = select(Match.id).where(Match.owner.in_(keys)).scalar_subquery()
     deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
-    matches = db.session.execute(delete(Match).where(Match.owner == owner))
-    db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
+    matches = db.session.execute(delete(Match).where(Match.owner.in_(keys)))
+    db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))
+    let_go(owner=device.owner, keep=device.id)
+    db.session.execute(
+        update(Device)
+        .where(Device.id == device.id)
+        .values(owner=new_key(), home=None, match_id=None)
+    )
     db.session.commit()
     return Erased(matches=matches.rowcount, deals=deals.rowcount)  # type: ignore[attr-defined]

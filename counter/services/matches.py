@@ -12,8 +12,9 @@ from counter.models import Deal, Match, db, utcnow
 from counter.parsing import RuleChanges, changed_rules
 from counter.refusals import N_, Conflict
 from counter.scoring import Preset, Seat
-from counter.services import queries, series
+from counter.services import devices, queries, series
 from counter.services.defaults import default_names
+from counter.services.devices import Holder
 from counter.services.queries import MatchNotFound, Summary
 from counter.services.read_models import MatchPage, MatchView, PlayerView, full_view, standing
 from counter.services.transactions import writes
@@ -36,10 +37,25 @@ def get_match(*, owner: str | None, match_id: int) -> MatchView:
     return full_view(*queries.load(owner, match_id))
 
 
-def current_match(*, owner: str | None) -> MatchView | None:
-    """The match this browser played in last, with its deals."""
+def current_match(*, owner: str | None, device: Holder | None = None) -> MatchView | None:
+    """The match on this device's screen; for a device that has none yet, the match
+    this browser played in last. With its deals."""
+    shown = devices.shown_match_id(device=device)
+    if shown is not None:
+        return full_view(*queries.load(owner, shown))
     found = queries.load_current(owner)
     return None if found is None else full_view(*found)
+
+
+def shown_id(*, owner: str | None, device: Holder | None) -> int | None:
+    """The id of the match on this device's screen (or the one played in last)."""
+    return devices.shown_match_id(device=device) or queries.current_id(owner)
+
+
+def pin(device: Holder | None, match_id: int) -> None:
+    """The device that played in this match shows it from now on (in the caller's transaction)."""
+    if device is not None and device.match_id != match_id:
+        devices.shows(device_id=device.id, match_id=match_id)
 
 
 def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
@@ -94,8 +110,10 @@ def start_match(
     rules: RuleChanges | None = None,
     preset: Preset | None = None,
     first_dealer: Seat | None = None,
+    device: Holder | None = None,
 ) -> tuple[MatchView, bool]:
-    """Store a new match and make it the counter's; returns it and whether it is new.
+    """Store a new match and make it the one on ``device``'s screen; returns it and whether
+    it is new.
 
     Names not given are those of the match played last, then the defaults; house
     rules not given are its rules (the browser's last choice), a preset gives
@@ -137,6 +155,8 @@ def start_match(
         match.uid = uid
     db.session.add(match)
     try:
+        db.session.flush()
+        pin(device, match.id)
         db.session.commit()
     except IntegrityError:
         # The same uid, sent twice at once (a retry racing its first try): it is there now.
@@ -153,10 +173,17 @@ def _with_uid(owner: str, uid: str) -> MatchView | None:
     return None if match_id is None else get_match(owner=owner, match_id=match_id)
 
 
-def load_or_start(owner: str, match_id: int | None) -> tuple[Match, tuple[int, int]]:
-    """The match to change, locked; with no id, this browser's first match, started now."""
+def load_or_start(
+    owner: str, match_id: int | None, device: Holder | None = None
+) -> tuple[Match, tuple[int, int]]:
+    """The match to change, locked; with no id, this browser's first match, started now.
+
+    Either way it is the match on ``device``'s screen from now on.
+    """
     if match_id is not None:
-        return queries.load(owner, match_id, for_update=True)
+        found = queries.load(owner, match_id, for_update=True)
+        pin(device, match_id)
+        return found
     names = default_names()
     match = Match(
         owner=owner,
@@ -168,6 +195,8 @@ def load_or_start(owner: str, match_id: int | None) -> tuple[Match, tuple[int, i
         deals=[],
     )
     db.session.add(match)
+    db.session.flush()
+    pin(device, match.id)
     return match, (0, 0)
 
 
@@ -182,6 +211,7 @@ def change_match(
     preset: Preset | None = None,
     first_dealer: Seat | None = None,
     play_on: bool = False,
+    device: Holder | None = None,
 ) -> MatchView:
     """Switch the target, rename the players, change the house rules or the first dealer.
 
@@ -191,7 +221,7 @@ def change_match(
     rules and, unless ``target`` is given, the target. With no ``match_id`` the
     browser's first match is started with these settings.
     """
-    match, earlier = load_or_start(owner, match_id)
+    match, earlier = load_or_start(owner, match_id, device)
     current = standing(match)
     if names is not None:
         current = scoring.Standing(current.scores, current.target, names)
@@ -218,14 +248,15 @@ def change_match(
 
 
 @writes
-def resume_match(*, owner: str, match_id: int) -> MatchView:
-    """Make an unfinished match the counter's match again, with all it had."""
+def resume_match(*, owner: str, match_id: int, device: Holder | None = None) -> MatchView:
+    """Make an unfinished match the one on ``device``'s screen again, with all it had."""
     match, earlier = queries.load(owner, match_id, for_update=True)
     if match.won_by is not None:
         raise MatchIsFinished(
             N_("This match is over; start a new one, or undo its last deal to play on.")
         )
     match.played_at = utcnow()
+    pin(device, match_id)
     db.session.commit()
     return full_view(match, earlier)
 

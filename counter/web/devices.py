@@ -8,9 +8,9 @@ from flask_babel import gettext
 from werkzeug.wrappers import Response
 
 from counter import limits
-from counter.browser import browser_key, ensure_browser_key, use_key
+from counter.browser import browser_key, changed, ensure_browser_key, ensure_device
 from counter.refusals import N_, Malformed
-from counter.services import keys
+from counter.services import devices, keys
 from counter.web import forms
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
@@ -37,10 +37,40 @@ def continue_here(token: str) -> str:
 @bp.post("/continue/<token>")
 @limits.links
 def take_over(token: str) -> Response:
-    """Spend the link: this device now holds the other's key; its own matches join it."""
-    use_key(keys.use_device_link(token=token, owner=browser_key()))
-    flash(gettext("This device now keeps the score of the other one's matches, and its own."))
+    """Spend the link: this device now holds the other's key; its own matches join it only
+    when the player ticked that they should."""
+    bring_own = request.form.get("bring_own") == "1"
+    keys.use_device_link(token=token, device=ensure_device(), bring_own=bring_own)
+    changed()
+    if bring_own:
+        flash(gettext("This device now keeps the other one's matches, and its own with them."))
+    else:
+        flash(gettext("This device now keeps the other one's matches."))
     return redirect(url_for("play.home"))
+
+
+@bp.post("/devices/<int:device_id>/forget")
+def forget_device(device_id: int) -> Response | str:
+    """One other device no longer has these matches; it goes back to its own."""
+    owner = browser_key()
+    if owner is None:
+        raise devices.DeviceNotFound(N_("That device no longer has these matches."))
+    if not forms.confirmed():
+        return confirm_page(
+            title=gettext("Remove this device?"),
+            message=gettext(
+                "It no longer sees or changes these matches, at once. It keeps only what "
+                "it had before it joined them."
+            ),
+            action=url_for("devices.forget_device", device_id=device_id),
+            fields={},
+            button=gettext("Remove the device"),
+            back=url_for("privacy.privacy"),
+        )
+    devices.forget_device(owner=owner, device_id=device_id)
+    changed()
+    flash(gettext("That device no longer has these matches."))
+    return redirect(url_for("privacy.privacy"))
 
 
 @bp.post("/devices/forget")
@@ -66,6 +96,7 @@ def forget_devices() -> Response | str:
             back=url_for("privacy.privacy"),
         )
     fresh = keys.rotated_key(owner=owner, nonce=nonce, secret=current_app.config["SECRET_KEY"])
-    use_key(keys.rotate_key(owner=owner, fresh=fresh))
+    keys.rotate_key(owner=owner, fresh=fresh, device_id=ensure_device().id)
+    changed()
     flash(gettext("Other devices no longer have this browser's matches."))
     return redirect(url_for("privacy.privacy"))

@@ -8,10 +8,10 @@ from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
 from counter import i18n, limits, parsing
-from counter.browser import browser_key, owner_of
+from counter.browser import browser_key, owner_of, this_device
 from counter.errors import shows_again
 from counter.refusals import Refusal
-from counter.services import deals, matches, queries, sharing
+from counter.services import deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.web import forms, words
 from counter.web.forms import confirm_page
@@ -27,7 +27,7 @@ def history() -> str:
     return render_template(
         "history.html",
         page=matches.list_matches(owner=browser_key(), page=page),
-        current_id=queries.current_id(browser_key()),
+        current_id=matches.shown_id(owner=browser_key(), device=this_device()),
     )
 
 
@@ -41,7 +41,7 @@ def show_match(match_id: int) -> str:
     return render_template(
         "match.html",
         match=match,
-        is_current=match.id == queries.current_id(owner),
+        is_current=match.id == matches.shown_id(owner=owner, device=this_device()),
         share_url=share_url,
         qr=None if share_url is None else qr_svg(share_url),
     )
@@ -63,7 +63,8 @@ def described(match: MatchView) -> str:
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> Response:
     """Make an unfinished match the counter's match again."""
-    match = matches.resume_match(owner=owner_of(match_id), match_id=match_id)
+    owner = owner_of(match_id)
+    match = matches.resume_match(owner=owner, match_id=match_id, device=this_device())
     flash(gettext("Back to %(match)s.", match=described(match)))
     return redirect(url_for("play.home"))
 
@@ -112,7 +113,7 @@ def render_edit(match: MatchView, number: int, error: Refusal | None = None) -> 
 
 def _back_to(match: MatchView) -> str:
     """The counter for the browser's current match, the match's own page for older ones."""
-    if match.id == queries.current_id(browser_key()):
+    if match.id == matches.shown_id(owner=browser_key(), device=this_device()):
         return url_for("play.home")
     return url_for("history.show_match", match_id=match.id)
 

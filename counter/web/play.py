@@ -15,7 +15,7 @@ from flask_babel import gettext
 from werkzeug.wrappers import Response
 
 from counter import i18n, limits, rulebook, shapes
-from counter.browser import browser_key, ensure_browser_key
+from counter.browser import browser_key, ensure_device, this_device
 from counter.errors import shows_again
 from counter.refusals import N_, Malformed, Refusal
 from counter.scoring import TargetWouldReopenMatch
@@ -29,7 +29,7 @@ bp = limits.writes(Blueprint("play", __name__))
 
 def shown_match() -> MatchView:
     """The match on the counter: the one this browser played last, or a blank one."""
-    current = matches.current_match(owner=browser_key())
+    current = matches.current_match(owner=browser_key(), device=this_device())
     return current or blank_match()
 
 
@@ -115,8 +115,10 @@ def record_deal() -> Response:
     match_id = forms.match_id()
     outcome = forms.outcome()
     seat, request_id = forms.receiver(), forms.request_id()
+    device = ensure_device()
     match, recorded = deals.record_deal(
-        owner=ensure_browser_key(),
+        owner=device.owner,
+        device=device,
         match_id=match_id,
         seat=seat,
         outcome=outcome,
@@ -137,7 +139,7 @@ def undo_last_deal() -> Response:
     if match_id is None or owner is None:
         raise deals.NothingToUndo(N_("There is no deal to undo yet."))
     match, removed = deals.undo_last_deal(
-        owner=owner, match_id=match_id, number=forms.number("deal_number")
+        owner=owner, match_id=match_id, number=forms.number("deal_number"), device=this_device()
     )
     if removed is not None:
         note = words.deal_note(match.names, removed.player, removed.points, removed.outcome)
@@ -153,9 +155,11 @@ def change_match() -> Response | str:
     target, rules, first_dealer = forms.target(), forms.rules(), forms.first_dealer()
     if all(value is None for value in (target, names, rules, preset, first_dealer)):
         raise Malformed(N_("Choose a target, the players' names or the house rules."))
+    device = ensure_device()
     try:
         match = matches.change_match(
-            owner=ensure_browser_key(),
+            owner=device.owner,
+            device=device,
             match_id=match_id,
             target=target,
             names=names,
@@ -187,8 +191,9 @@ def change_match() -> Response | str:
 @shows_again(_refused_form)
 def start_match() -> Response | str:
     """Start a new match with the same two players; asks first while one is open."""
-    owner = ensure_browser_key()
-    open_match = matches.current_match(owner=owner)
+    device = ensure_device()
+    owner = device.owner
+    open_match = matches.current_match(owner=owner, device=device)
     if (
         open_match is not None
         and open_match.deals
@@ -212,6 +217,7 @@ def start_match() -> Response | str:
     first_dealer = forms.first_dealer()
     match, started = matches.start_match(
         owner=owner,
+        device=device,
         uid=uid,
         target=target,
         names=names,

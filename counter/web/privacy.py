@@ -9,8 +9,8 @@ from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
 from counter import i18n, limits
-from counter.browser import browser_key, use_key
-from counter.services import keys, queries
+from counter.browser import browser_key, changed, device_id, ensure_device
+from counter.services import devices, keys, queries
 from counter.web import forms
 from counter.web.forms import confirm_page
 
@@ -25,6 +25,7 @@ def privacy() -> str:
     return render_template(
         f"privacy/{i18n.select_language()}.html",
         match_count=count,
+        devices=[] if owner is None else devices.list_devices(owner=owner, this_device=device_id()),
         rotation=secrets.token_urlsafe(16),  # the same form twice gives the same new key
     )
 
@@ -51,8 +52,8 @@ def erase() -> Response | str:
             button=gettext("Erase everything"),
             back=url_for("privacy.privacy"),
         )
-    erased = None if owner is None else keys.erase_everything(owner=owner)
-    use_key(keys.new_key())
+    erased = None if owner is None else keys.erase_everything(device=ensure_device())
+    changed()
     flash(
         ngettext(
             "Erased: %(num)s match. This browser starts afresh.",

@@ -1,0 +1,139 @@
+"""Devices: each phone or browser that holds a key, and the match on its screen.
+
+A device is named by a random token in its cookie, which never changes; the key
+it holds is kept here. Handing the key over, rotating or erasing it changes this
+row, never the cookie, so a late answer to an older request cannot bring an old
+key back. Each device remembers the match it shows: another device playing
+elsewhere on the same key never moves it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+
+from counter.models import DEVICE_LABEL_LENGTH, Device, Match, db, utcnow
+from counter.refusals import N_, NotFound
+from counter.services.transactions import writes
+
+# How stale "last seen" may get before a request writes it again: one write in a while,
+# not one per request.
+SEEN_EVERY = timedelta(minutes=10)
+
+
+class DeviceNotFound(NotFound):
+    """No device of this key has that number."""
+
+
+def new_key() -> str:
+    """A fresh random browser key."""
+    return secrets.token_urlsafe(32)
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The device asking, as a request sees it."""
+
+    id: int
+    token: str
+    owner: str
+    match_id: int | None
+    home: str | None
+
+
+@dataclass(frozen=True)
+class DeviceView:
+    """One device that holds a key, as the privacy page lists it."""
+
+    id: int
+    label: str
+    created_at: datetime
+    seen_at: datetime
+    this_one: bool
+
+
+def _holder(device: Device) -> Holder:
+    return Holder(device.id, device.token, device.owner, device.match_id, device.home)
+
+
+def find(*, token: str) -> Holder | None:
+    """The device with this cookie token, or None (never registered, or forgotten)."""
+    device = db.session.scalars(select(Device).where(Device.token == token)).one_or_none()
+    if device is None:
+        return None
+    if utcnow() - device.seen_at > SEEN_EVERY:
+        _seen(device_id=device.id)
+    return _holder(device)
+
+
+@writes
+def _seen(*, device_id: int) -> None:
+    db.session.execute(update(Device).where(Device.id == device_id).values(seen_at=utcnow()))
+    db.session.commit()
+
+
+@writes
+def register(*, owner: str | None, label: str) -> Holder:
+    """A new device, holding ``owner`` (a key of an older cookie) or a fresh key."""
+    device = Device(
+        token=secrets.token_hex(16),
+        owner=owner or new_key(),
+        label=label[:DEVICE_LABEL_LENGTH],
+    )
+    db.session.add(device)
+    db.session.commit()
+    return _holder(device)
+
+
+def shows(*, device_id: int | None, match_id: int) -> None:
+    """From now on ``match_id`` is the match on this device's screen (in the caller's
+    transaction: it commits with the change that made it so)."""
+    if device_id is not None:
+        db.session.execute(update(Device).where(Device.id == device_id).values(match_id=match_id))
+
+
+def shown_match_id(*, device: Holder | None) -> int | None:
+    """The match on this device's screen, if it still holds it."""
+    if device is None or device.match_id is None:
+        return None
+    owned = select(Match.id).where(Match.id == device.match_id, Match.owner == device.owner)
+    return db.session.scalar(owned)
+
+
+def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
+    """Every device that holds ``owner``, the one seen last first."""
+    rows = db.session.scalars(
+        select(Device).where(Device.owner == owner).order_by(Device.seen_at.desc(), Device.id)
+    )
+    return [
+        DeviceView(row.id, row.label, row.created_at, row.seen_at, row.id == this_device)
+        for row in rows
+    ]
+
+
+def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> int:
+    """Devices of ``owner`` stop holding it (all but ``keep``, or just ``only``); each goes
+    back to its own matches from before it joined, or to none. Returns how many went.
+
+    In the caller's transaction.
+    """
+    chosen = select(Device).where(Device.owner == owner)
+    if keep is not None:
+        chosen = chosen.where(Device.id != keep)
+    if only is not None:
+        chosen = chosen.where(Device.id == only)
+    leaving = list(db.session.scalars(chosen))
+    for device in leaving:
+        device.owner, device.home, device.match_id = device.home or new_key(), None, None
+    return len(leaving)
+
+
+@writes
+def forget_device(*, owner: str, device_id: int) -> None:
+    """One other device of this key no longer has its matches."""
+    if let_go(owner=owner, only=device_id) != 1:
+        raise DeviceNotFound(N_("That device no longer has these matches."))
+    db.session.commit()

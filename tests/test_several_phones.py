@@ -1,0 +1,115 @@
+"""Several phones on one key: each keeps its own match, and the same deal tapped on two
+phones is never counted twice unasked."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from helpers import api_deal, api_play, api_start, submit, tap
+
+
+@pytest.fixture
+def two_phones(app: Flask, client: FlaskClient) -> tuple[FlaskClient, FlaskClient]:
+    """Phone A, and phone C that continued A's matches with a one-time link."""
+    api_start(client)  # A has a key
+    page = submit(client, "/device-link").get_data(as_text=True)
+    link = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
+    assert link
+    other = app.test_client()
+    assert submit(other, link.group(1)).status_code == 302
+    return client, other
+
+
+def test_a_phone_keeps_its_match_while_another_starts_one(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    a, c = two_phones
+    ours = api_start(a, players=["Ana", "Boris"])
+    api_play(a, ours["id"], (1, "normal"), (2, "schneider"))
+    theirs = api_start(c, players=["Vera", "Gosho"])
+    api_play(c, theirs["id"], (1, "normal"))
+    assert a.get("/api/matches/current").json["id"] == ours["id"]
+    assert c.get("/api/matches/current").json["id"] == theirs["id"]
+
+
+def test_the_counter_page_of_a_phone_keeps_its_match_too(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    a, c = two_phones
+    ours = api_start(a, players=["Ana", "Boris"])
+    api_start(c, players=["Vera", "Gosho"])
+    tap(c, 1, "normal")
+    page = a.get("/").get_data(as_text=True)
+    assert f'name="match_id" value="{ours["id"]}"' in page
+    assert "Vera" not in page
+
+
+def test_a_phone_without_a_match_of_its_own_shows_the_one_played_last(
+    app: Flask, two_phones: tuple[FlaskClient, FlaskClient]
+) -> None:
+    a, _c = two_phones
+    latest = api_start(a, players=["Ana", "Boris"])
+    page = submit(a, "/device-link").get_data(as_text=True)
+    link = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
+    assert link
+    newcomer = app.test_client()
+    submit(newcomer, link.group(1))
+    assert newcomer.get("/api/matches/current").json["id"] == latest["id"]
+
+
+def test_a_deal_that_follows_the_match_as_it_is_is_recorded(client: FlaskClient) -> None:
+    match = api_start(client)
+    api_play(client, match["id"], (1, "normal"))
+    assert api_deal(client, match["id"], 2, "normal", after=1).status_code == 201
+
+
+def test_a_deal_after_another_phone_recorded_one_is_refused_with_the_match(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    a, c = two_phones
+    match = api_start(a)
+    assert api_deal(c, match["id"], 1, "schneider", after=0, request_id="c-1").status_code == 201
+    answer = api_deal(a, match["id"], 1, "schneider", after=0, request_id="a-1")
+    assert answer.status_code == 409
+    assert "Another phone changed this match" in answer.json["error"]
+    assert [deal["request_id"] for deal in answer.json["match"]["deals"]] == ["c-1"]
+    assert len(a.get(f"/api/matches/{match['id']}").json["deals"]) == 1
+
+
+def test_adding_mine_too_is_a_deal_that_follows_what_the_phone_now_knows(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    a, c = two_phones
+    match = api_start(a)
+    api_deal(c, match["id"], 1, "schneider", after=0)
+    api_deal(a, match["id"], 1, "schneider", after=0, request_id="a-1")
+    again = api_deal(a, match["id"], 1, "schneider", after=1, request_id="a-1")
+    assert again.status_code == 201
+    assert [player["score"] for player in again.json["players"]] == [4, 0]
+
+
+def test_a_deal_after_another_phone_undid_one_is_refused_too(client: FlaskClient) -> None:
+    match = api_start(client)
+    api_play(client, match["id"], (1, "normal"), (2, "normal"))
+    client.delete(f"/api/matches/{match['id']}/deals/last")
+    assert api_deal(client, match["id"], 1, "normal", after=2).status_code == 409
+
+
+def test_a_retried_deal_counts_once_whatever_it_followed(client: FlaskClient) -> None:
+    match = api_start(client)
+    first = api_deal(client, match["id"], 1, "normal", after=0, request_id="tap-1")
+    again = api_deal(client, match["id"], 1, "normal", after=0, request_id="tap-1")
+    assert (first.status_code, again.status_code) == (201, 200)
+
+
+@pytest.mark.parametrize("after", [-1, 1.5, "2", True, 301])
+def test_after_is_a_count_of_deals(client: FlaskClient, after: object) -> None:
+    match = api_start(client)
+    answer = api_deal(client, match["id"], 1, "normal", after=after)
+    assert answer.status_code == 422
+    assert "after is the number of deals" in answer.json["error"]
+    assert client.get(f"/api/matches/{match['id']}").json["deals"] == []
