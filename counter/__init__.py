@@ -20,7 +20,7 @@ from flask_migrate import Migrate, upgrade
 from jinja2.ext import Extension
 from werkzeug.routing import IntegerConverter
 
-from counter import api, errors, health, i18n, import_size, limits, security, web
+from counter import api, errors, health, i18n, import_size, limits, live, push, security, web
 from counter.config import configure
 from counter.models import MAX_ID, db, tune_engine
 
@@ -90,10 +90,12 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     import_size.init_app(app)
     web.init_app(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(live.bp)
+    push.init_app(app)
     app.register_blueprint(health.bp)
     errors.init_app(app)
     limits.init_app(app)
-    security.init_app(app, exempt=[api.bp, health.bp])
+    security.init_app(app, exempt=[api.bp, live.bp, health.bp])
 
     with app.app_context():
         tune_engine(db.engine, lock_timeout_ms=app.config["WRITE_LOCK_TIMEOUT_MS"])

@@ -18,6 +18,7 @@ from counter.services import archive, deals, matches, sharing
 from counter.services.queries import MatchNotFound
 from counter.services.read_models import MatchView
 from counter.shapes import match_json, page_json, shared_json
+from counter.web import overtaken
 
 bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
 # JSON bodies cannot be sent cross-site without CORS, which this API does not
@@ -192,10 +193,9 @@ def record_deal(
             device=this_device(),
         )
     except deals.DealsChanged as changed:
-        return {
-            "error": i18n.explain(changed),
-            "match": match_json(changed.match),
-        }, errors.status_of(changed)
+        ask = overtaken.question(match=changed.match, after=after or 0, seat=seat, outcome=outcome)
+        body = {"error": i18n.explain(changed), "match": match_json(changed.match), "ask": ask}
+        return body, errors.status_of(changed)
     # 200 tells a retrying client that its deal was already there.
     return _created(match) if recorded else match_json(match)
 

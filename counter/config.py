@@ -34,6 +34,7 @@ ENVIRONMENT = {
     "RATELIMIT_WRITES_PER_ADDRESS": "RATELIMIT_WRITES_PER_ADDRESS",
     "RATELIMIT_IMPORTS": "RATELIMIT_IMPORTS",
     "RATELIMIT_LINKS": "RATELIMIT_LINKS",
+    "PUSH_URL": "PUSH_URL",
 }
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 # On PostgreSQL: a database that does not answer fails a request within 3 s (503, try
@@ -63,6 +64,15 @@ def configure(
         # How long a write waits for the database's lock before answering 503 (try again).
         WRITE_LOCK_TIMEOUT_MS=5000,
         RATELIMIT_ENABLED=True,
+        # Live pages (counter.live): streams one process holds open, in all, for one
+        # browser (or share link) and for one address; how often a quiet stream says it
+        # is still there, and how long one lasts before the page reconnects.
+        PUSH_URL=None,
+        LIVE_STREAMS_PER_PROCESS=150,
+        LIVE_STREAMS_PER_BROWSER=8,
+        LIVE_STREAMS_PER_ADDRESS=40,
+        LIVE_HEARTBEAT_S=15,
+        LIVE_LIFETIME_S=300,
     )
     if test_config is None:
         for variable, setting in ENVIRONMENT.items():

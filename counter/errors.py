@@ -52,6 +52,7 @@ STATUSES: dict[type[Refusal], int] = {
     refusals.Conflict: 409,
     refusals.Gone: 410,
     refusals.TooLarge: 413,
+    refusals.TooMany: 429,
     Busy: 503,
     Refusal: 422,
 }

@@ -180,8 +180,8 @@ def request_id(value: object) -> str | None:
 
 def deal_count(value: object) -> int:
     """How many deals a phone knew a match to have: a whole number from 0 up to a full match."""
-    if whole(value) and 0 <= value <= MAX_DEALS_PER_MATCH:  # type: ignore[operator]
-        return int(value)  # type: ignore[call-overload]
+    if isinstance(value, int | float) and whole(value) and 0 <= value <= MAX_DEALS_PER_MATCH:
+        return int(value)
     raise Invalid(
         N_("after is the number of deals the match had: a whole number from 0 to %(most)s."),
         most=MAX_DEALS_PER_MATCH,

@@ -53,6 +53,10 @@ class TooLarge(Refusal):
     """More than the counter takes in one request or one match."""
 
 
+class TooMany(Refusal):
+    """More at once from one browser or address than the counter serves."""
+
+
 class Busy(Refusal):
     """The database could not take the write in time; the client should try again soon."""
 

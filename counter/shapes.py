@@ -57,7 +57,13 @@ def match_json(match: MatchView) -> dict[str, Any]:
 
 def shared_json(match: MatchView) -> dict[str, Any]:
     """A match as a share link shows it: the match alone, nothing that names anything else."""
-    body = match_json(match)
+    return shared_from(match_json(match))
+
+
+def shared_from(body: dict[str, Any]) -> dict[str, Any]:
+    """What a share link shows of a match as the API shows it to its browser."""
+    body = dict(body, players=[dict(player) for player in body["players"]])
+    body["deals"] = [dict(deal) for deal in body["deals"]]
     for private in ("id", "uid", "played_at", "table", "first_dealer"):
         del body[private]
     for player in body["players"]:

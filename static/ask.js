@@ -1,5 +1,6 @@
-// A confirmation in the page, for a step that is not taken back in one tap: a modal
-// dialog with the step's own words on its button. Loaded when first needed.
+// A question in the page, for a step that is not taken back in one tap: a modal dialog
+// with the step's own words on its buttons. Answers "yes", "no", or "" when closed
+// unanswered. Loaded when first needed.
 
 export function ask(text, yes, no) {
   const dialog = document.createElement("dialog");
@@ -19,6 +20,6 @@ export function ask(text, yes, no) {
   document.body.append(dialog);
   dialog.showModal();
   return new Promise((resolve) => {
-    dialog.addEventListener("close", () => { dialog.remove(); resolve(dialog.returnValue === "yes"); });
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(dialog.returnValue); });
   });
 }

@@ -193,7 +193,7 @@ export function failed() {
 // when first needed); the browser's own if that cannot be loaded (offline over plain http).
 export async function ask(text, yes) {
   try {
-    return (await import("./ask.js")).ask(text, yes, words.cancel);
+    return (await (await import("./ask.js")).ask(text, yes, words.cancel)) === "yes";
   } catch {
     return window.confirm(text);
   }

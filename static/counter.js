@@ -3,6 +3,7 @@
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
 import { $, $$, announce, ask, describe, draw, drawSync, fade, failed, fill, notify, refused, root, told, words } from "./board.js";
+import * as live from "./live.js";
 import * as outbox from "./outbox.js";
 
 const { enqueue, matchUid, newId, view } = outbox;
@@ -10,6 +11,8 @@ const { enqueue, matchUid, newId, view } = outbox;
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
 let lastTap = { key: null, at: -Infinity };
+// A deal from another phone this recent may be the one just tapped here too: asked, not added.
+const SAME_DEAL_MS = 10000;
 // When a tap changed the board last: a finger's second tap that soon lands on whatever the
 // first one brought under it (the New match of a won match, the Undo moving up), and is
 // the same tap, not an order.
@@ -34,7 +37,12 @@ function tapDeal(player, outcome) {
   const seat = player ? Number(player) : null;
   const before = view();
   const label = describe(before, { player: seat, outcome, points: before.outcomes[outcome].points });
-  change({ kind: "deal", match, player: seat, outcome, request_id: newId(), label });
+  // `after`: the deals this phone knows of, so that the server can tell when another phone
+  // recorded one first; those that came from another phone just now may be this very deal,
+  // so the server is asked as if they had not come yet (docs/sync.md).
+  const { lately } = outbox;
+  const after = now - lately.at < SAME_DEAL_MS ? lately.before : before.deals.length;
+  change({ kind: "deal", match, player: seat, outcome, request_id: newId(), after, label });
   notify(`${label}. ${announce(view())}`, { undo: undoLast });
 }
 
@@ -128,12 +136,20 @@ async function keepAwake(want) {
 
 // --- wiring -----------------------------------------------------------------------------------------
 
+const visible = () => document.visibilityState === "visible";
+
+// The match on the screen, drawn and followed live while the page is in sight.
 function redraw() {
-  keepAwake(!draw().finished);
+  const shown = draw();
+  keepAwake(!shown.finished);
+  if (visible()) live.follow(shown.id, outbox.arrived, outbox.wakeUp);
 }
 
+// Another phone overtook a deal of this one: ask whether it was the same deal (conflict.js).
+const overtaken = (change) => import("./conflict.js").then((module) => module.settle(change), () => {});
+
 document.body.classList.add("live");
-Object.assign(outbox.show, { draw: redraw, refused, failed });
+Object.assign(outbox.show, { draw: redraw, refused, failed, overtaken });
 outbox.load(JSON.parse(root.dataset.state), root.dataset.fresh === "1");
 redraw();
 outbox.wakeUp(); // what a closed tab left unsent goes now
@@ -172,12 +188,14 @@ if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").cat
 if (window.isSecureContext) $("[data-plain-http]")?.remove(); // said where there is none (plain-http.js)
 window.addEventListener("online", outbox.wakeUp);
 window.addEventListener("offline", drawSync);
-// Another phone with these matches may have played meanwhile: look now and then.
+// Another phone with these matches may have played meanwhile: without a live stream, look
+// now and then.
 setInterval(() => {
-  if (document.visibilityState === "visible" && navigator.onLine && !outbox.state.outbox.length) outbox.wakeUp();
+  if (visible() && navigator.onLine && !outbox.state.outbox.length && !live.isLive()) outbox.wakeUp();
 }, 20000);
 document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible") outbox.wakeUp();
+  if (visible()) outbox.wakeUp();
+  else live.stop(); // a page out of sight holds no stream open
   keepAwake(wantAwake);
 });
 // Another tab of this browser changed the outbox or the match: show the same.

@@ -12,8 +12,9 @@ export const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16))
 // {match, rules, blank, outbox: [change], ids: {uid: id}}
 export let state;
 // What the page shows of the outbox: set by the page (draw the match, name a refused
-// change, say that an error of the page's own happened).
-export const show = { draw() {}, refused() {}, failed() {} };
+// change, say that an error of the page's own happened, ask about a deal another phone
+// overtook).
+export const show = { draw() {}, refused() {}, failed() {}, overtaken() {} };
 // An error of the page's own: in a tap (until the player's next change) or in sending
 // (until the outbox has gone through). Never taken for a bad line.
 export const trouble = { tap: null, sync: null };
@@ -43,7 +44,7 @@ export function reread() {
   } catch { /* nothing stored: this tab's own state stands */ }
 }
 
-function save() {
+export function save() {
   state.version = (state.version ?? 0) + 1; // tells an answer asked for before it is old
   const { match, outbox, version } = state;
   const ids = {}; // the ids still needed: those of matches with changes waiting
@@ -93,7 +94,8 @@ export function matchUid() {
 
 // --- sending --------------------------------------------------------------------------------------
 
-class Refused extends Error {} // the counter said no: the change is dropped and named
+// The counter said no: the change is dropped and named (`answer`: what the server said).
+class Refused extends Error { constructor(message, answer) { super(message); this.answer = answer; } }
 export class Gone extends Error {} // the match is no longer there
 class Unreachable extends Error {} // no answer from the counter: the change waits its turn
 
@@ -116,7 +118,7 @@ async function call(method, path, body) {
   if (response.ok || response.status >= 500 || response.status === 429 || answer?.error === undefined) {
     throw new Unreachable(answer?.error ?? response.statusText);
   }
-  throw new (response.status === 404 ? Gone : Refused)(answer.error);
+  throw new (response.status === 404 ? Gone : Refused)(answer.error, answer);
 }
 
 function request(change) {
@@ -127,8 +129,10 @@ function request(change) {
       const { uid, target, players, rules, first_dealer } = change;
       return ["POST", "/api/matches", { uid, target, players, rules, first_dealer }];
     }
-    case "deal":
-      return ["POST", `${match}/deals`, { player: change.player, outcome: change.outcome, request_id: change.request_id }];
+    case "deal": {
+      const { player, outcome, request_id, after } = change;
+      return ["POST", `${match}/deals`, { player, outcome, request_id, after }];
+    }
     case "undo": {
       const which = change.request_id ? `request_id=${encodeURIComponent(change.request_id)}` : `number=${change.number}`;
       return ["DELETE", `${match}/deals/last?${which}`];
@@ -171,6 +175,33 @@ function refused(change, error) {
   show.refused(change, error);
 }
 
+// Another phone recorded or undid a deal before this one arrived: the server's match is
+// shown, and the deal waits for its player to say whether it was the same one (conflict.js).
+function overtaken(change, answer) {
+  reread();
+  const waiting = state.outbox.find((each) => each.id === change.id);
+  if (waiting) waiting.ask = answer.ask;
+  if (answer.match.uid === state.match.uid) state.match = answer.match;
+  save();
+  if (waiting) show.overtaken(waiting);
+}
+
+// When deals of another phone last arrived, and how many the match had before them: a
+// tap soon after may be the same deal, tapped on both phones (counter.js).
+export let lately = { at: -Infinity, before: 0 };
+
+// The match as another phone left it, pushed by the server (live.js): shown when nothing
+// of this phone's is waiting to go (then the answers bring it).
+export function arrived(match) {
+  reread();
+  if (state.outbox.length || match.uid !== state.match.uid) return;
+  const before = state.match.deals.length;
+  if (match.deals.length > before) lately = { at: performance.now(), before };
+  state.match = match;
+  save();
+  show.draw();
+}
+
 // One tab of this browser sends at a time, from what is stored; the others show it. Web
 // Locks choose it; over plain http, where there are none, a lease does (plain-http.js).
 let sender = null; // the lease, once loaded
@@ -192,7 +223,7 @@ export function fail(error) {
   show.failed();
 }
 
-const flush = () => asTheSender(flushNow).catch(fail);
+export const flush = () => asTheSender(flushNow).catch(fail);
 // Back online, back on screen, or just opened: send what waits, then look at the server.
 export const wakeUp = () => {
   retryDelay = 1000;
@@ -210,6 +241,7 @@ async function flushNow() {
       reread();
       const change = state.outbox[0];
       if (!change) break;
+      if (change.ask) { show.overtaken(change); break; } // waits for its player's answer
       change.tried = true; // on its way: Undo can no longer take it back unsent
       save();
       let answer;
@@ -217,6 +249,7 @@ async function flushNow() {
         answer = await call(...request(change));
       } catch (error) {
         if (!(error instanceof Refused || error instanceof Gone)) throw error;
+        if (error.answer?.match) { overtaken(change, error.answer); break; }
         refused(change, error);
         await refresh();
         continue;
@@ -237,14 +270,18 @@ async function flushNow() {
   }
 }
 
-// The server's truth, when nothing is waiting to go: the match this browser played
-// last, wherever it was played (another phone with the same matches included).
+// The server's truth, when nothing is waiting to go: the match on the screen, wherever it
+// was played (another phone with the same matches included); once it is deleted, what the
+// server shows this phone instead.
 async function refresh() {
   if (state.outbox.length || !state.match.id) return;
   const { version } = state;
   let answer;
   try {
-    answer = await call("GET", "/api/matches/current");
+    answer = await call("GET", `/api/matches/${state.match.id}`).catch((error) => {
+      if (error instanceof Gone) return call("GET", "/api/matches/current");
+      throw error;
+    });
   } catch (error) {
     if (error instanceof Unreachable) return; // what this phone has stands
     if (!(error instanceof Gone)) throw error;

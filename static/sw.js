@@ -3,7 +3,7 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v4";
+const SHELL = "santase-shell-v5";
 const ASSETS = [
   "/",
   "/static/counter.css",
@@ -11,6 +11,8 @@ const ASSETS = [
   "/static/outbox.js",
   "/static/board.js",
   "/static/standing.js",
+  "/static/live.js",
+  "/static/conflict.js",
   "/static/ask.js",
   "/static/display.js",
   "/static/icon.svg",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import and_, update
 from sqlalchemy.exc import IntegrityError
 
-from counter import scoring
+from counter import push, scoring
 from counter.models import Deal, Match, db, utcnow
 from counter.refusals import N_, Conflict, NotFound
 from counter.scoring import Outcome, Seat
@@ -74,6 +74,8 @@ def record_deal(
             view = full_view(match, earlier)
             db.session.rollback()  # nothing to write: end the transaction and its lock
             return view, False
+        then = standing(match).after(result)  # refuses a finished match
+        scoring.check_room(len(match.deals))
         if after is not None and after != len(match.deals):
             raise DealsChanged(
                 N_(
@@ -84,9 +86,7 @@ def record_deal(
                 count=len(match.deals),
                 after=after,
             )
-        after = standing(match).after(result)  # refuses a finished match
-        scoring.check_room(len(match.deals))
-        match.won_by = after.winner
+        match.won_by = then.winner
         match.played_at = utcnow()
         match.deals.append(
             Deal(
@@ -105,7 +105,9 @@ def record_deal(
             # without the match lock, e.g. the very first deal): look again.
             db.session.rollback()
             continue
-        return full_view(match, earlier), True
+        view = full_view(match, earlier)
+        push.changed(view)
+        return view, True
     raise Conflict(N_("The match changed while this deal was being recorded; try again."))
 
 
@@ -164,7 +166,9 @@ def undo_last_deal(
     match.won_by = None  # only the last deal can have won the match: it is open again
     match.played_at = utcnow()
     db.session.commit()
-    return full_view(match, earlier), removed
+    view = full_view(match, earlier)
+    push.changed(view)
+    return view, removed
 
 
 def _number_of(match: Match, request_id: str | None) -> int | None:
@@ -209,6 +213,7 @@ def correct_deal(
     match.played_at = utcnow()
     db.session.commit()
     view = full_view(match, earlier)
+    push.changed(view)
     return view, view.deals[number - 1]  # type: ignore[index]
 
 
@@ -239,4 +244,6 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     match.won_by = after.winner
     match.played_at = utcnow()
     db.session.commit()
-    return full_view(match, earlier), removed
+    view = full_view(match, earlier)
+    push.changed(view)
+    return view, removed

@@ -7,7 +7,7 @@ import math
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
-from counter import scoring
+from counter import push, scoring
 from counter.models import Deal, Match, db, utcnow
 from counter.parsing import RuleChanges, changed_rules
 from counter.refusals import N_, Conflict
@@ -45,6 +45,12 @@ def current_match(*, owner: str | None, device: Holder | None = None) -> MatchVi
         return full_view(*queries.load(owner, shown))
     found = queries.load_current(owner)
     return None if found is None else full_view(*found)
+
+
+def owns(*, owner: str, match_id: int) -> bool:
+    """Whether the match is still this key's."""
+    found = select(Match.id).where(Match.id == match_id, Match.owner == owner)
+    return db.session.scalar(found) is not None
 
 
 def shown_id(*, owner: str | None, device: Holder | None) -> int | None:
@@ -244,7 +250,9 @@ def change_match(
     db.session.commit()
     if renamed or match_id is None:  # new names put the match in another series
         earlier = series.games_before(owner, match.names, match.id)
-    return full_view(match, earlier)
+    view = full_view(match, earlier)
+    push.changed(view)
+    return view
 
 
 @writes
@@ -270,4 +278,5 @@ def delete_match(*, owner: str, match_id: int) -> MatchView:
     db.session.execute(delete(Match).where(Match.id == match.id))
     db.session.commit()
     db.session.expunge(match)
+    push.deleted(match_id)
     return deleted

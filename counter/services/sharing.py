@@ -42,6 +42,12 @@ def share_token(*, owner: str | None, match_id: int) -> str | None:
     )
 
 
+def still_shared(*, match_id: int, token: str) -> bool:
+    """Whether the link still shows the match (it may have been revoked or rotated)."""
+    found = select(Match.id).where(Match.id == match_id, Match.share_token == token)
+    return db.session.scalar(found) is not None
+
+
 def shared_match(*, token: str) -> MatchView:
     """The match a share link shows; 404 once the link is revoked or the match deleted.
 

@@ -6,9 +6,10 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter import limits
+from counter import limits, live
 from counter.browser import owner_of
 from counter.services import sharing
+from counter.shapes import shared_json
 
 bp = limits.writes(Blueprint("sharing", __name__))
 
@@ -32,4 +33,6 @@ def stop_sharing(match_id: int) -> Response:
 @bp.get("/shared/<token>")
 def shared(token: str) -> str:
     """One match, read-only, for the other player's phone; it refreshes itself."""
-    return render_template("shared.html", match=sharing.shared_match(token=token))
+    match = sharing.shared_match(token=token)
+    # The id of the event that shows this very state: the page reloads on any other.
+    return render_template("shared.html", match=match, event=live.digest(shared_json(match)))

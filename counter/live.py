@@ -1,0 +1,166 @@
+"""Event streams (Server-Sent Events): a match's changes, pushed to the screens showing it.
+
+``GET /api/matches/<id>/events`` serves the devices of the match's key,
+``GET /api/shared/<token>/events`` anyone with a share link. Each stream first
+sends the match as it is (unless ``Last-Event-ID`` says the client has it), then
+every change as :mod:`counter.push` announces it, a heartbeat when there is none
+for a while, and ends after a few minutes: ``EventSource`` reconnects by itself
+and resumes with ``Last-Event-ID``. Each event's id is a digest of its data.
+
+Streams hold a server thread each, so they are bounded per process: in all, per
+key or share link, and per address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request, stream_with_context
+
+from counter import push
+from counter.browser import browser_key, changed, owner_of
+from counter.models import db
+from counter.refusals import N_, TooMany
+from counter.services import matches, sharing
+from counter.shapes import match_json, shared_from
+
+bp = Blueprint("live", __name__, url_prefix="/api")
+
+RETRY_MS = 1000  # how soon EventSource reconnects after a stream ends or breaks
+
+
+class TooManyStreams(TooMany):
+    """More open streams than this process gives one browser, address, or all of them."""
+
+
+STREAMS_FULL = N_("Too many live pages are open from here; this one looks now and then instead.")
+
+_open: Counter[str] = Counter()
+_open_lock = threading.Lock()
+
+
+@contextmanager
+def _bounded(*holders: tuple[str, int]) -> Iterator[None]:
+    """Count one more stream against each ``(holder, most)``; refuse it if one is full."""
+    with _open_lock:
+        if any(_open[holder] >= most for holder, most in holders):
+            raise TooManyStreams(STREAMS_FULL)
+        for holder, _most in holders:
+            _open[holder] += 1
+    try:
+        yield
+    finally:
+        with _open_lock:
+            for holder, _most in holders:
+                _open[holder] -= 1
+                if not _open[holder]:
+                    del _open[holder]
+
+
+def event_id(data: str) -> str:
+    return hashlib.blake2b(data.encode(), digest_size=8).hexdigest()
+
+
+def _compact(body: dict[str, Any]) -> str:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+def digest(body: dict[str, Any]) -> str:
+    """The id of the event whose data is ``body``."""
+    return event_id(_compact(body))
+
+
+def _event(data: str, kind: str | None = None) -> str:
+    head = f"event: {kind}\n" if kind else ""
+    return f"{head}id: {event_id(data)}\ndata: {data}\n\n"
+
+
+def _stream(
+    match_id: int,
+    first: dict[str, Any],
+    holder: str,
+    shown: Callable[[dict[str, Any]], dict[str, Any]],
+    allowed: Callable[[], bool],
+) -> Response:
+    """The stream of one match: ``shown`` makes each change what this reader may see,
+    ``allowed`` says whether the reader may still see it (asked at every heartbeat)."""
+    config = current_app.config
+    slots = (
+        ("all", config["LIVE_STREAMS_PER_PROCESS"]),
+        (f"holder:{holder}", config["LIVE_STREAMS_PER_BROWSER"]),
+        (f"address:{request.remote_addr}", config["LIVE_STREAMS_PER_ADDRESS"]),
+    )
+    bounded = _bounded(*slots)
+    bounded.__enter__()  # refused here, before the answer starts, as a plain 429
+    hub = push.hub()
+    try:
+        watcher = hub.watch(match_id)
+    except BaseException:
+        bounded.__exit__(None, None, None)
+        raise
+    db.session.close()  # no database connection is held while the stream waits
+    heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], config["LIVE_LIFETIME_S"]
+    resumed = request.headers.get("Last-Event-ID")
+
+    def events() -> Iterator[str]:
+        try:
+            yield f"retry: {RETRY_MS}\n\n"
+            data = _compact(shown(first))
+            if event_id(data) != resumed:
+                yield _event(data)
+            ends = time.monotonic() + lifetime
+            while (left := ends - time.monotonic()) > 0:
+                payload = watcher.wait(min(heartbeat, left))
+                if payload is None:
+                    still = allowed()
+                    db.session.close()
+                    if not still:
+                        yield _event("{}", "gone")
+                        return
+                    yield ": still here\n\n"
+                elif payload == push.GONE:
+                    yield _event("{}", "gone")
+                    return
+                else:
+                    yield _event(_compact(shown(json.loads(payload))))
+        finally:
+            hub.unwatch(watcher)
+            bounded.__exit__(None, None, None)
+
+    return Response(
+        stream_with_context(events()),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+@bp.get("/matches/<match_id:match_id>/events")
+def match_events(match_id: int) -> Response:
+    """This browser's match, live: the match now, then each change (Server-Sent Events)."""
+    owner = owner_of(match_id)
+    first = match_json(matches.get_match(owner=owner, match_id=match_id))
+
+    def allowed() -> bool:
+        changed()  # the device may have been removed, or its key changed, meanwhile
+        return browser_key() == owner and matches.owns(owner=owner, match_id=match_id)
+
+    return _stream(match_id, first, owner, lambda body: body, allowed)
+
+
+@bp.get("/shared/<token>/events")
+def shared_events(token: str) -> Response:
+    """A shared match, live and read-only: the match now, then each change."""
+    match = sharing.shared_match(token=token)
+    first = match_json(match)
+
+    def allowed() -> bool:
+        return sharing.still_shared(match_id=match.id, token=token)  # type: ignore[arg-type]
+
+    return _stream(match.id, first, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]

@@ -1,0 +1,169 @@
+"""Live changes: every change of a match is pushed to the screens that show it.
+
+A write announces the match as it now is, after it commits; every open event
+stream of that match (:mod:`counter.web.live`) sends it on. Within one process
+the hub hands it over in memory. With ``PUSH_URL`` (a Redis URL) each process
+also publishes it on one Redis channel and listens there, so a tap answered by
+one gunicorn worker, or one server, reaches a phone held open by another.
+
+Redis that does not answer fails soft: the change still reaches the streams of
+this process, and the pages fall back to asking every 20 s.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from flask import Flask, current_app
+
+from counter.models import utcnow
+from counter.services.read_models import MatchView
+from counter.shapes import match_json
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "santase:matches"
+GONE = ""  # the payload of a match that was deleted
+REDIS_TIMEOUT_S = 0.5
+
+
+@dataclass(eq=False)  # each stream is its own, however alike
+class Watcher:
+    """One open stream: the newest news of its match, and a signal that it came."""
+
+    match_id: int
+    arrived: threading.Event = field(default_factory=threading.Event)
+    news: tuple[str, str] | None = None  # (stamp, payload) of the newest change
+
+    def offer(self, stamp: str, payload: str) -> None:
+        # Two writes may announce in another order than they committed: the newer stands.
+        if self.news is None or stamp >= self.news[0]:
+            self.news = (stamp, payload)
+        self.arrived.set()
+
+    def wait(self, timeout: float) -> str | None:
+        """The newest payload once one comes, or None after ``timeout`` seconds."""
+        if not self.arrived.wait(timeout):
+            return None
+        self.arrived.clear()
+        news, self.news = self.news, None
+        return None if news is None else news[1]
+
+
+class Hub:
+    """Who watches which match in this process, and the way changes reach them."""
+
+    def __init__(self, redis_url: str | None) -> None:
+        self.redis_url = redis_url or ""
+        self._lock = threading.Lock()
+        self._watchers: dict[int, set[Watcher]] = {}
+        self._redis: Any = None
+        self._listening_in: int | None = None  # the process whose listener runs
+
+    # --- watching ----------------------------------------------------------------------
+
+    def watch(self, match_id: int) -> Watcher:
+        if self.redis_url:
+            self._listen()
+        watcher = Watcher(match_id)
+        with self._lock:
+            self._watchers.setdefault(match_id, set()).add(watcher)
+        return watcher
+
+    def unwatch(self, watcher: Watcher) -> None:
+        with self._lock:
+            others = self._watchers.get(watcher.match_id, set())
+            others.discard(watcher)
+            if not others:
+                self._watchers.pop(watcher.match_id, None)
+
+    def watching(self) -> int:
+        with self._lock:
+            return sum(len(each) for each in self._watchers.values())
+
+    def deliver(self, match_id: int, stamp: str, payload: str) -> None:
+        with self._lock:
+            watchers = list(self._watchers.get(match_id, ()))
+        for watcher in watchers:
+            watcher.offer(stamp, payload)
+
+    # --- announcing ----------------------------------------------------------------------
+
+    def announce(self, match_id: int, stamp: str, payload: str) -> None:
+        """Send a match's new state to every stream of it, in every process."""
+        if self.redis_url:
+            message = json.dumps({"id": match_id, "stamp": stamp, "payload": payload})
+            try:
+                self._client().publish(CHANNEL, message)
+                return  # the listener of this process delivers it here too
+            except Exception:  # any Redis failure: this process still hears it
+                log.warning("Redis did not take a live change; other processes miss it")
+        self.deliver(match_id, stamp, payload)
+
+    def _client(self) -> Any:
+        if self._redis is None:
+            import redis
+
+            self._redis = redis.Redis.from_url(
+                self.redis_url,
+                socket_timeout=REDIS_TIMEOUT_S,
+                socket_connect_timeout=REDIS_TIMEOUT_S,
+            )
+        return self._redis
+
+    def _listen(self) -> None:
+        """Start this process's listener on Redis, once (again after a fork)."""
+        with self._lock:
+            if self._listening_in == os.getpid():
+                return
+            self._listening_in = os.getpid()
+            self._redis = None  # a client made before a fork is not this process's
+        threading.Thread(target=self._listener, name="santase-push", daemon=True).start()
+
+    def _listener(self) -> None:
+        import redis
+
+        while True:
+            try:
+                client = redis.Redis.from_url(
+                    self.redis_url, socket_connect_timeout=REDIS_TIMEOUT_S, health_check_interval=10
+                )
+                subscription = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+                subscription.subscribe(CHANNEL)
+                for message in subscription.listen():
+                    news = json.loads(message["data"])
+                    self.deliver(int(news["id"]), str(news["stamp"]), str(news["payload"]))
+            except Exception:  # Redis away: try again in a while
+                log.warning("Lost Redis for live changes; trying again in 2 s")
+                threading.Event().wait(2)
+
+
+def init_app(app: Flask) -> None:
+    app.extensions["push"] = Hub(app.config.get("PUSH_URL"))
+
+
+def hub() -> Hub:
+    found: Hub = current_app.extensions["push"]
+    return found
+
+
+def changed(match: MatchView) -> None:
+    """Announce a match as it is now: call it once the write has committed."""
+    payload = json.dumps(match_json(match), ensure_ascii=False)
+    hub().announce(match.id, stamp(match.played_at), payload)  # type: ignore[arg-type]
+
+
+def deleted(match_id: int) -> None:
+    """Announce that a match is no longer there."""
+    hub().announce(match_id, stamp(utcnow()), GONE)
+
+
+def stamp(moment: datetime | None) -> str:
+    """Orders the announcements of one match: the time of its write, to the microsecond."""
+    return "" if moment is None else moment.isoformat(timespec="microseconds")

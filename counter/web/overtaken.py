@@ -1,0 +1,52 @@
+"""What a phone asks its player when another phone recorded or undid a deal first.
+
+The server words the question (in the request's language), so that the page needs
+no words of its own for a case that is rare: the 409 answer to a deal sent with
+``after`` carries it as ``ask`` (see docs/sync.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flask_babel import gettext, ngettext
+
+from counter import scoring
+from counter.scoring import Outcome, Seat
+from counter.services.read_models import DealView, MatchView
+from counter.web import words
+
+
+def question(
+    *, match: MatchView, after: int, seat: Seat | None, outcome: Outcome
+) -> dict[str, str]:
+    """``question``, and the words of its two answers: ``same`` (the deal is one of those
+    the other phone recorded, or is dropped) and ``add`` (it is recorded too)."""
+    deals: Sequence[DealView] = match.deals or ()
+    missed = deals[after:]
+    if missed:
+        listed = "; ".join(
+            f"{deal.number}: {words.deal_note(match.names, deal.player, deal.points, deal.outcome)}"
+            for deal in missed
+        )
+        return {
+            "question": ngettext(
+                "Another phone recorded deal %(deals)s. Same deal?",
+                "Another phone recorded deals %(deals)s. Was yours one of them?",
+                len(missed),
+                deals=listed,
+            ),
+            "same": gettext("Same deal, keep one"),
+            "add": gettext("Add mine too"),
+        }
+    points = scoring.score_deal(seat, outcome, match.rules).points
+    return {
+        "question": gettext(
+            "Another phone took back a deal meanwhile. Still record yours (%(deal)s) as deal "
+            "%(number)s?",
+            deal=words.deal_note(match.names, seat, points, outcome),
+            number=len(deals) + 1,
+        ),
+        "same": gettext("Drop mine"),
+        "add": gettext("Record mine"),
+    }

@@ -1,0 +1,202 @@
+"""Several phones on one browser key, in Chromium: each keeps its own match, a deal shows
+on the others within a second, and the same deal tapped on two phones counts once unless
+a player says it was two."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+from test_browser import (  # noqa: F401 - the browser tests' fixtures, and what drives a phone
+    all_saved,
+    browser,
+    button,
+    name_players,
+    phone,
+    score,
+    served,
+    server,
+    tap,
+)
+
+pytestmark = pytest.mark.slow
+
+LIVE_MS = 1000  # a change on one phone is on the other's screen within this
+SAME_DEAL_MS = 10_000  # as in counter.js: a deal from another phone this recent may be the same
+
+
+def joined(browser: Browser, server: str, first: Page) -> Page:
+    """Another phone that continued ``first``'s matches with a one-time link."""
+    first.goto("/matches")
+    first.get_by_role("button", name="Continue on another device").click()
+    link = first.locator("a.share-url").get_attribute("href")
+    assert link
+    context = phone(browser, server)
+    other = context.new_page()
+    other.goto(link)
+    other.get_by_role("button", name="Continue here").click()
+    expect(other).to_have_url(re.compile(r"/$"))
+    first.goto("/")
+    return other
+
+
+@pytest.fixture
+def two_phones(browser: Browser, server: str) -> Iterator[tuple[Page, Page]]:
+    """Phone A with Ana and Boris at 1:0, and phone C on the same key showing that match."""
+    context = phone(browser, server)
+    a = context.new_page()
+    a.goto("/")
+    name_players(a, "Ana", "Boris")
+    tap(a, 1, "normal")
+    all_saved(a)
+    c = joined(browser, server, a)
+    expect(score(c, 1)).to_have_text("1")
+    yield a, c
+    c.context.close()
+    context.close()
+
+
+def match_of(page: Page) -> Any:
+    """The match on this phone's screen, as the server has it."""
+    match_id = page.evaluate("JSON.parse(localStorage['santase-counter']).match.id")
+    return page.evaluate(f"fetch('/api/matches/{match_id}').then(r => r.json())")
+
+
+def test_a_deal_on_one_phone_is_on_the_other_within_a_second(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    started = time.monotonic()
+    tap(c, 2, "schneider")
+    expect(score(a, 2)).to_have_text("2", timeout=LIVE_MS)
+    print(f"tap on C to the score on A: {(time.monotonic() - started) * 1000:.0f} ms")
+
+
+def test_three_phones_see_each_others_deals(browser: Browser, server: str) -> None:
+    context = phone(browser, server)
+    a = context.new_page()
+    a.goto("/")
+    tap(a, 1, "normal")
+    all_saved(a)
+    b, c = joined(browser, server, a), joined(browser, server, a)
+    b.clock.install()  # B's player taps the next deal minutes later, on B's clock
+    b.reload()
+    tap(c, 2, "schwarz")
+    for other in (a, b):
+        expect(score(other, 2)).to_have_text("3", timeout=LIVE_MS)
+    b.clock.run_for(SAME_DEAL_MS)
+    tap(b, 1, "schneider")
+    for other in (a, c):
+        expect(score(other, 1)).to_have_text("3", timeout=LIVE_MS)
+    for each in (b, c):
+        each.context.close()
+    context.close()
+
+
+def test_a_phone_keeps_its_match_while_another_plays_elsewhere(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    ours = match_of(a)["id"]
+    c.locator(".new-match button").click()
+    c.locator("dialog.ask button[value=yes]").click()
+    expect(score(c, 1)).to_have_text("0")
+    tap(c, 2, "normal")
+    all_saved(c)
+    c.reload()
+    expect(score(c, 2)).to_have_text("1")
+    a.wait_for_timeout(1500)  # the other phone's match was pushed, polled for, anything
+    expect(score(a, 1)).to_have_text("1")
+    tap(a, 2, "schwarz")
+    all_saved(a)
+    assert match_of(a)["id"] == ours
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 3]
+    a.reload()
+    expect(score(a, 2)).to_have_text("3")
+
+
+def overtaken(a: Page, c: Page) -> None:
+    """A and C tap "+2 Boris · Schneider" for the same deal; A's tap reaches the server second."""
+    a.context.set_offline(True)
+    tap(a, 2, "schneider")
+    tap(c, 2, "schneider")
+    all_saved(c)
+    a.context.set_offline(False)
+    a.evaluate("window.dispatchEvent(new Event('online'))")
+
+
+def test_the_same_deal_from_two_phones_offline_is_kept_once(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    overtaken(a, c)
+    question = a.locator("dialog.ask")
+    expect(question).to_contain_text(
+        "Another phone recorded deal 2: +2 Boris · Schneider. Same deal?"
+    )
+    question.get_by_role("button", name="Same deal, keep one").click()
+    all_saved(a)
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 2]
+    expect(score(a, 2)).to_have_text("2")
+    expect(score(c, 2)).to_have_text("2")
+
+
+def test_add_mine_too_records_both(two_phones: tuple[Page, Page]) -> None:
+    a, c = two_phones
+    overtaken(a, c)
+    a.locator("dialog.ask").get_by_role("button", name="Add mine too").click()
+    all_saved(a)
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 4]
+    expect(score(c, 2)).to_have_text("4", timeout=LIVE_MS)
+
+
+def test_the_same_deal_tapped_on_both_phones_seconds_apart_is_asked_about(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """C's deal is already on A's screen when A's player taps the same one: asked, not added."""
+    a, c = two_phones
+    tap(c, 2, "schneider")
+    expect(score(a, 2)).to_have_text("2", timeout=LIVE_MS)
+    a.wait_for_timeout(2000)
+    button(a, 2, "schneider").click()
+    question = a.locator("dialog.ask")
+    expect(question).to_contain_text("Another phone recorded deal 2")
+    question.get_by_role("button", name="Same deal, keep one").click()
+    all_saved(a)
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 2]
+
+
+def test_a_question_left_open_is_asked_again_after_a_reload(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    overtaken(a, c)
+    expect(a.locator("dialog.ask")).to_be_visible()
+    a.reload()
+    question = a.locator("dialog.ask")
+    expect(question).to_contain_text("Same deal?")
+    question.get_by_role("button", name="Same deal, keep one").click()
+    all_saved(a)
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 2]
+
+
+def test_a_shared_link_shows_each_deal_within_a_second(
+    browser: Browser, server: str, two_phones: tuple[Page, Page]
+) -> None:
+    a, _c = two_phones
+    a.goto(f"/matches/{match_of(a)['id']}")
+    a.get_by_role("button", name="Make a read-only link").click()
+    link = a.locator("a.share-url").get_attribute("href")
+    assert link
+    viewer: BrowserContext = phone(browser, server)
+    watching = viewer.new_page()
+    watching.goto(link)
+    expect(score(watching, 1)).to_have_text("1")
+    a.goto("/")
+    tap(a, 1, "schwarz")
+    expect(score(watching, 1)).to_have_text("4", timeout=LIVE_MS)
+    viewer.close()
