@@ -35,6 +35,7 @@ ENVIRONMENT = {
     "RATELIMIT_IMPORTS": "RATELIMIT_IMPORTS",
     "RATELIMIT_LINKS": "RATELIMIT_LINKS",
     "PUSH_URL": "PUSH_URL",
+    "PUSH_CHANNEL": "PUSH_CHANNEL",
 }
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 # On PostgreSQL: a database that does not answer fails a request within 3 s (503, try
@@ -68,6 +69,7 @@ def configure(
         # browser (or share link) and for one address; how often a quiet stream says it
         # is still there, and how long one lasts before the page reconnects.
         PUSH_URL=None,
+        PUSH_CHANNEL="santase:matches",  # one per site that shares a Redis
         LIVE_STREAMS_PER_PROCESS=150,
         LIVE_STREAMS_PER_BROWSER=8,
         LIVE_STREAMS_PER_ADDRESS=40,

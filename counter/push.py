@@ -28,7 +28,6 @@ from counter.shapes import match_json
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "santase:matches"
 GONE = ""  # the payload of a match that was deleted
 REDIS_TIMEOUT_S = 0.5
 
@@ -59,12 +58,16 @@ class Watcher:
 class Hub:
     """Who watches which match in this process, and the way changes reach them."""
 
-    def __init__(self, redis_url: str | None) -> None:
+    def __init__(self, redis_url: str | None, channel: str) -> None:
         self.redis_url = redis_url or ""
+        self.channel = channel
         self._lock = threading.Lock()
         self._watchers: dict[int, set[Watcher]] = {}
         self._redis: Any = None
         self._listening_in: int | None = None  # the process whose listener runs
+        self._subscription: Any = None
+        self._subscribed = threading.Event()
+        self._closed = threading.Event()
 
     # --- watching ----------------------------------------------------------------------
 
@@ -100,7 +103,7 @@ class Hub:
         if self.redis_url:
             message = json.dumps({"id": match_id, "stamp": stamp, "payload": payload})
             try:
-                self._client().publish(CHANNEL, message)
+                self._client().publish(self.channel, message)
                 return  # the listener of this process delivers it here too
             except Exception:  # any Redis failure: this process still hears it
                 log.warning("Redis did not take a live change; other processes miss it")
@@ -125,27 +128,40 @@ class Hub:
             self._listening_in = os.getpid()
             self._redis = None  # a client made before a fork is not this process's
         threading.Thread(target=self._listener, name="santase-push", daemon=True).start()
+        # The first stream hears what is announced from now on: wait for the subscription
+        # (a Redis that does not answer costs this one wait, then streams go on without it).
+        self._subscribed.wait(REDIS_TIMEOUT_S * 2)
 
     def _listener(self) -> None:
         import redis
 
-        while True:
+        while not self._closed.is_set():
             try:
                 client = redis.Redis.from_url(
                     self.redis_url, socket_connect_timeout=REDIS_TIMEOUT_S, health_check_interval=10
                 )
-                subscription = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-                subscription.subscribe(CHANNEL)
-                for message in subscription.listen():
+                self._subscription = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+                self._subscription.subscribe(self.channel)
+                self._subscribed.set()
+                for message in self._subscription.listen():
                     news = json.loads(message["data"])
                     self.deliver(int(news["id"]), str(news["stamp"]), str(news["payload"]))
             except Exception:  # Redis away: try again in a while
+                if self._closed.is_set():
+                    return
                 log.warning("Lost Redis for live changes; trying again in 2 s")
-                threading.Event().wait(2)
+                self._closed.wait(2)
+
+    def close(self) -> None:
+        """Stop listening on Redis and let go of its connections (tests, a clean stop)."""
+        self._closed.set()
+        for connection in (self._subscription, self._redis):
+            if connection is not None:
+                connection.close()
 
 
 def init_app(app: Flask) -> None:
-    app.extensions["push"] = Hub(app.config.get("PUSH_URL"))
+    app.extensions["push"] = Hub(app.config.get("PUSH_URL"), app.config["PUSH_CHANNEL"])
 
 
 def hub() -> Hub:

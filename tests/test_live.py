@@ -1,0 +1,257 @@
+"""Live pages: each change of a match reaches every open event stream of it, in this
+process (as under ``flask run``) and, through Redis, in another."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.serving import make_server
+
+from counter import push
+from counter.models import db
+
+from conftest import TEST_DATABASE_URL, empty_tables, make_app
+from helpers import api_deal, api_start, submit
+
+REDIS = "redis://127.0.0.1:6379/0"
+WAIT_S = 5  # the longest a test waits for an event: they come within milliseconds
+HEARTBEAT_S = 0.2
+
+
+@contextmanager
+def serving(app: Flask) -> Iterator[int]:
+    """``app`` on a free port, served by threads as ``flask run`` serves it.
+
+    A stream whose reader went away ends at its next heartbeat, so heartbeats come
+    often here; on the way out every stream has ended and let go of its connection.
+    """
+    app.config["LIVE_HEARTBEAT_S"] = HEARTBEAT_S
+    http_server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=http_server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield http_server.server_port
+    finally:
+        http_server.shutdown()
+        with app.app_context():
+            hub = push.hub()
+            for _ in range(50):
+                if not hub.watching():
+                    break
+                time.sleep(HEARTBEAT_S)
+
+
+class Stream:
+    """An open event stream, read one event at a time."""
+
+    def __init__(
+        self, port: int, path: str, cookie: str | None, last_id: str | None = None
+    ) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
+        headers = {"Accept": "text/event-stream"}
+        if cookie:
+            headers["Cookie"] = f"session={cookie}"
+        if last_id:
+            headers["Last-Event-ID"] = last_id
+        self.connection.request("GET", path, headers=headers)
+        self.response = self.connection.getresponse()
+
+    @property
+    def status(self) -> int:
+        return self.response.status
+
+    def event(self) -> dict[str, str]:
+        """The next event (comments and the retry line skipped): its fields."""
+        fields: dict[str, str] = {}
+        while True:
+            line = self.response.readline().decode().rstrip("\n")
+            if line == "":
+                if "data" in fields:
+                    return fields
+                fields = {}
+            elif not line.startswith(":") and ":" in line:
+                name, value = line.split(":", 1)
+                fields[name] = value.removeprefix(" ")
+
+    def match(self) -> Any:
+        return json.loads(self.event()["data"])
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def cookie_of(client: FlaskClient) -> str:
+    cookie = client.get_cookie("session")
+    assert cookie is not None
+    return cookie.value
+
+
+@pytest.fixture
+def port(app: Flask) -> Iterator[int]:
+    with serving(app) as number:
+        yield number
+
+
+def scores(match: Any) -> list[int]:
+    return [player["score"] for player in match["players"]]
+
+
+def test_a_stream_starts_with_the_match_as_it_is(client: FlaskClient, port: int) -> None:
+    match = api_start(client, players=["Ana", "Boris"])
+    stream = Stream(port, f"/api/matches/{match['id']}/events", cookie_of(client))
+    assert stream.status == 200
+    assert stream.response.getheader("Content-Type", "").startswith("text/event-stream")
+    assert stream.match() == client.get(f"/api/matches/{match['id']}").json
+    stream.close()
+
+
+def test_each_deal_reaches_the_stream(client: FlaskClient, port: int) -> None:
+    match = api_start(client)
+    stream = Stream(port, f"/api/matches/{match['id']}/events", cookie_of(client))
+    stream.match()
+    api_deal(client, match["id"], 2, "schneider")
+    assert scores(stream.match()) == [0, 2]
+    client.delete(f"/api/matches/{match['id']}/deals/last")
+    assert scores(stream.match()) == [0, 0]
+    stream.close()
+
+
+def test_a_stream_resumed_with_the_last_event_id_sends_only_what_is_new(
+    client: FlaskClient, port: int
+) -> None:
+    match = api_start(client)
+    path = f"/api/matches/{match['id']}/events"
+    first = Stream(port, path, cookie_of(client))
+    seen = first.event()["id"]
+    first.close()
+    resumed = Stream(port, path, cookie_of(client), last_id=seen)
+    api_deal(client, match["id"], 1, "normal")
+    assert scores(resumed.match()) == [1, 0]  # not the match as it was first
+    resumed.close()
+
+
+def test_another_browser_gets_no_stream_of_the_match(
+    client: FlaskClient, other_client: FlaskClient, port: int
+) -> None:
+    match = api_start(client)
+    api_start(other_client)
+    stream = Stream(port, f"/api/matches/{match['id']}/events", cookie_of(other_client))
+    assert stream.status == 404
+    stream.close()
+
+
+def test_a_deleted_match_ends_its_streams(client: FlaskClient, port: int) -> None:
+    match = api_start(client)
+    stream = Stream(port, f"/api/matches/{match['id']}/events", cookie_of(client))
+    stream.match()
+    client.delete(f"/api/matches/{match['id']}")
+    assert stream.event()["event"] == "gone"
+    stream.close()
+
+
+def test_a_shared_stream_shows_what_the_share_link_shows(client: FlaskClient, port: int) -> None:
+    match = api_start(client)
+    submit(client, f"/matches/{match['id']}/share")
+    page = client.get(f"/matches/{match['id']}").get_data(as_text=True)
+    token = re.search(r"/shared/([\w-]+)", page)
+    assert token
+    stream = Stream(port, f"/api/shared/{token.group(1)}/events", None)
+    assert stream.match() == client.get(f"/api/shared/{token.group(1)}").json
+    api_deal(client, match["id"], 1, "schwarz")
+    shared = stream.match()
+    assert scores(shared) == [3, 0]
+    assert "request_id" not in shared["deals"][0]
+    stream.close()
+
+
+def test_a_revoked_share_link_ends_its_stream_at_the_next_heartbeat(
+    migrated_database: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    app = own_app(migrated_database, tmp_path)
+    client = app.test_client()
+    request.addfinalizer(lambda: dispose(app))
+    match = api_start(client)
+    submit(client, f"/matches/{match['id']}/share")
+    page = client.get(f"/matches/{match['id']}").get_data(as_text=True)
+    token = re.search(r"/shared/([\w-]+)", page)
+    assert token
+    with serving(app) as port:
+        stream = Stream(port, f"/api/shared/{token.group(1)}/events", None)
+        stream.match()
+        submit(client, f"/matches/{match['id']}/share/stop")
+        assert stream.event()["event"] == "gone"
+        stream.close()
+
+
+def dispose(*apps: Flask) -> None:
+    """Close the connections of apps a test made itself (the app fixture closes its own)."""
+    for each in apps:
+        with each.app_context():
+            push.hub().close()
+            if TEST_DATABASE_URL:
+                empty_tables()
+            db.engine.dispose()
+
+
+def own_app(migrated_database: str, tmp_path: Path, **settings: object) -> Flask:
+    """An app of the test's own (the app fixture's is made with the default settings)."""
+    if TEST_DATABASE_URL:
+        return make_app(migrated_database, **settings)
+    copy = tmp_path / "live.sqlite"
+    copy.write_bytes(Path(migrated_database.removeprefix("sqlite:///")).read_bytes())
+    return make_app(f"sqlite:///{copy}", **settings)
+
+
+def test_one_browser_holds_a_bounded_number_of_streams(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    most = app.config["LIVE_STREAMS_PER_BROWSER"]
+    match = api_start(client)
+    path = f"/api/matches/{match['id']}/events"
+    streams = [Stream(port, path, cookie_of(client)) for _ in range(most)]
+    assert {stream.status for stream in streams} == {200}
+    refused = Stream(port, path, cookie_of(client))
+    assert refused.status == 429
+    assert "Too many live pages" in json.loads(refused.response.read())["error"]
+    for stream in streams:
+        stream.close()
+
+
+def redis_answers() -> bool:
+    try:
+        return bool(redis.Redis.from_url(REDIS, socket_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+@pytest.mark.skipif(not redis_answers(), reason=f"Redis at {REDIS} does not answer")
+def test_through_redis_a_change_made_in_one_process_reaches_a_stream_of_another(
+    migrated_database: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Two instances of the app on one database, as two gunicorn workers or two servers:
+    the stream is held by the first, the deal is recorded by the second."""
+    settings = {"PUSH_URL": REDIS, "PUSH_CHANNEL": f"santase-test:{secrets.token_hex(4)}"}
+    holding = own_app(migrated_database, tmp_path, **settings)
+    recording = make_app(holding.config["SQLALCHEMY_DATABASE_URI"], **settings)
+    request.addfinalizer(lambda: dispose(holding, recording))
+    client = recording.test_client()
+    match = api_start(client)
+    with serving(holding) as port:
+        stream = Stream(port, f"/api/matches/{match['id']}/events", cookie_of(client))
+        stream.match()
+        api_deal(client, match["id"], 1, "schneider")
+        assert scores(stream.match()) == [2, 0]
+        stream.close()
