@@ -10,12 +10,15 @@ import os
 # Loopback only: the world reaches the app through Caddy.
 bind = os.environ.get("SANTASE_BIND", "127.0.0.1:8000")
 
-# 2 processes x 4 threads answer 8 requests at once, enough for one or two CPUs and
-# 1 GB of memory: a request mostly waits on the database. A thread is held for the
-# whole of its request, so long-lived connections need more threads.
+# 2 processes x 128 threads, for one or two CPUs and 1 GB of memory. A thread is held
+# for the whole of its request, and a phone or share page showing a match live holds
+# one for as long as it stays open (counter.live), waiting, not working: most threads
+# are for those. The app keeps the last 8 threads of each process (half, with fewer
+# than 16) for ordinary requests: a tap never waits behind live pages.
 worker_class = "gthread"
 workers = int(os.environ.get("SANTASE_WORKERS", "2"))
-threads = int(os.environ.get("SANTASE_THREADS", "4"))
+threads = int(os.environ.get("SANTASE_THREADS", "128"))
+os.environ.setdefault("FLASK_LIVE_STREAMS_PER_PROCESS", str(threads - min(8, threads // 2)))
 
 # A worker silent for 30 s is restarted; a stopping one has 20 s to finish its
 # requests (systemd waits 30 s: deploy/santase.service).

@@ -54,7 +54,10 @@ REDIS = "redis://127.0.0.1:6379/0"
 STARTUP_SECONDS = 30
 TIMEOUT = 5  # seconds: any one request, connection or process stop
 BYTE_EVERY = 0.1  # seconds between two bytes of a slow client
-SLOW_CLIENTS = 4  # of each kind: 8 in all, as many as gunicorn's 2 workers x 4 threads
+# gunicorn's threads here: few, so that slow clients as many as all of them stay cheap.
+THREADS = 8
+SLOW_CLIENTS = THREADS  # of each kind: as many in all as gunicorn's 2 workers x THREADS
+WATCHERS = 6  # phones showing one match live, spread over the two workers
 ROUNDS = 5  # of ordinary requests while the slow clients hold on, ROUND_EVERY apart
 ROUND_EVERY = 0.6
 
@@ -272,7 +275,12 @@ def serving(folder: Path) -> Iterator[Site]:
                     "FLASK_RATELIMIT_KEY_PREFIX": prefix,
                     "FLASK_TRUSTED_PROXIES": "1",
                     "FLASK_AUTO_MIGRATE": "true",
+                    "PUSH_URL": REDIS,
+                    "PUSH_CHANNEL": f"{prefix}live",
+                    # A stream whose phone went away ends at its next heartbeat.
+                    "FLASK_LIVE_HEARTBEAT_S": "1",
                     "SANTASE_BIND": f"127.0.0.1:{app_port}",
+                    "SANTASE_THREADS": str(THREADS),
                 },
                 log=app_log,
             )
@@ -560,3 +568,41 @@ def test_slow_clients_hold_no_thread_of_the_app_behind_the_proxy(site: Site) -> 
     }
     slowest = max(seconds for _, _, seconds in timings)
     assert slowest < 1.0, timings
+
+
+# --- live pages -------------------------------------------------------------------------------
+
+
+def test_a_deal_reaches_every_live_phone_whichever_worker_holds_it(site: Site) -> None:
+    """Phones showing a match live through Caddy, held by both gunicorn workers: a deal
+    recorded by one worker reaches every one of them (through Redis) within a second."""
+    cookie, match_id = new_match(site)
+    watchers = []
+    for _ in range(WATCHERS):
+        connection = site.https()
+        connection.request("GET", f"/api/matches/{match_id}/events", headers={"Cookie": cookie})
+        response = connection.getresponse()
+        assert response.status == 200
+        assert next_event(response)["players"][0]["score"] == 0
+        watchers.append((connection, response))
+    started = time.monotonic()
+    deal = {"player": 1, "outcome": "schneider"}
+    assert (
+        ask(site.https, "POST", f"/api/matches/{match_id}/deals", body=deal, cookie=cookie).status
+        == 201
+    )
+    for connection, response in watchers:
+        assert next_event(response)["players"][0]["score"] == 2
+        connection.close()
+    assert time.monotonic() - started < 1.0
+
+
+def next_event(response: http.client.HTTPResponse) -> Any:
+    """The data of the next event of a stream (comments and the retry line skipped)."""
+    data = None
+    while True:
+        line = response.readline().decode().rstrip("\n")
+        if line.startswith("data: "):
+            data = line.removeprefix("data: ")
+        elif line == "" and data is not None:
+            return json.loads(data)
