@@ -191,7 +191,8 @@ window.addEventListener("offline", drawSync);
 // Another phone with these matches may have played meanwhile: without a live stream, look
 // now and then.
 setInterval(() => {
-  if (visible() && navigator.onLine && !outbox.state.outbox.length && !live.isLive()) outbox.wakeUp();
+  const waiting = outbox.state.outbox;
+  if (visible() && (waiting[0]?.ask || (navigator.onLine && !waiting.length && !live.isLive()))) outbox.wakeUp();
 }, 20000);
 document.addEventListener("visibilitychange", () => {
   if (visible()) outbox.wakeUp();
