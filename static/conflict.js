@@ -6,15 +6,28 @@ import * as outbox from "./outbox.js";
 
 let asking = false;
 
-export async function settle(change) {
+// The server's answer (`match` as it is now, and the question `ask`) is kept: the match is
+// shown, the deal waits first in line with its question until the player answers.
+export async function settle(change, answer) {
+  if (answer.match) keep(change.id, answer);
   if (asking) return;
   asking = true;
   try {
-    const choice = await ask(change.ask.question, change.ask.same, change.ask.add);
+    const choice = await ask(answer.ask.question, answer.ask.same, answer.ask.add);
     if (choice) decide(change.id, choice === "no"); // closed unanswered: asked again later
   } finally {
     asking = false;
   }
+}
+
+function keep(id, answer) {
+  outbox.reread();
+  const { state } = outbox;
+  const waiting = state.outbox.find((each) => each.id === id);
+  if (waiting) waiting.ask = answer.ask;
+  if (answer.match.uid === state.match.uid) state.match = answer.match;
+  outbox.save();
+  outbox.show.draw();
 }
 
 // "Same deal": this phone's deal leaves the outbox. "Add mine": it goes again, after the

@@ -3,7 +3,6 @@
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
 import { $, $$, announce, ask, describe, draw, drawSync, fade, failed, fill, notify, refused, root, told, words } from "./board.js";
-import * as live from "./live.js";
 import * as outbox from "./outbox.js";
 
 const { enqueue, matchUid, newId, view } = outbox;
@@ -136,17 +135,35 @@ async function keepAwake(want) {
 
 // --- wiring -----------------------------------------------------------------------------------------
 
+// --- live: the server pushes each change of the match on the screen, from any phone ----------------
+// (Server-Sent Events, docs/sync.md). EventSource reconnects by itself and resumes with
+// Last-Event-ID; a stream the server refuses (429) leaves the page looking every 20 s.
+
+let source = null;
+let following = null;
+
+function follow(id) {
+  if (id === following) return;
+  source?.close();
+  source = null;
+  following = id;
+  if (!id || !window.EventSource) return;
+  source = new EventSource(`/api/matches/${id}/events`);
+  source.onmessage = (event) => outbox.arrived(JSON.parse(event.data));
+  source.addEventListener("gone", outbox.wakeUp); // deleted, or no longer this phone's
+}
+
 const visible = () => document.visibilityState === "visible";
 
 // The match on the screen, drawn and followed live while the page is in sight.
 function redraw() {
   const shown = draw();
   keepAwake(!shown.finished);
-  if (visible()) live.follow(shown.id, outbox.arrived, outbox.wakeUp);
+  if (visible()) follow(shown.id);
 }
 
 // Another phone overtook a deal of this one: ask whether it was the same deal (conflict.js).
-const overtaken = (change) => import("./conflict.js").then((module) => module.settle(change), () => {});
+const overtaken = (change, answer) => import("./conflict.js").then((module) => module.settle(change, answer), () => {});
 
 document.body.classList.add("live");
 Object.assign(outbox.show, { draw: redraw, refused, failed, overtaken });
@@ -192,11 +209,11 @@ window.addEventListener("offline", drawSync);
 // now and then.
 setInterval(() => {
   const waiting = outbox.state.outbox;
-  if (visible() && (waiting[0]?.ask || (navigator.onLine && !waiting.length && !live.isLive()))) outbox.wakeUp();
+  if (visible() && (waiting[0]?.ask || (navigator.onLine && !waiting.length && source?.readyState !== 1))) outbox.wakeUp();
 }, 20000);
 document.addEventListener("visibilitychange", () => {
   if (visible()) outbox.wakeUp();
-  else live.stop(); // a page out of sight holds no stream open
+  else follow(null); // a page out of sight holds no stream open
   keepAwake(wantAwake);
 });
 // Another tab of this browser changed the outbox or the match: show the same.

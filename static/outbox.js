@@ -175,17 +175,6 @@ function refused(change, error) {
   show.refused(change, error);
 }
 
-// Another phone recorded or undid a deal before this one arrived: the server's match is
-// shown, and the deal waits for its player to say whether it was the same one (conflict.js).
-function overtaken(change, answer) {
-  reread();
-  const waiting = state.outbox.find((each) => each.id === change.id);
-  if (waiting) waiting.ask = answer.ask;
-  if (answer.match.uid === state.match.uid) state.match = answer.match;
-  save();
-  if (waiting) show.overtaken(waiting);
-}
-
 // When deals of another phone last arrived, and how many the match had before them: a
 // tap soon after may be the same deal, tapped on both phones (counter.js).
 export let lately = { at: -Infinity, before: 0 };
@@ -241,7 +230,7 @@ async function flushNow() {
       reread();
       const change = state.outbox[0];
       if (!change) break;
-      if (change.ask) { show.overtaken(change); break; } // waits for its player's answer
+      if (change.ask) { show.overtaken(change, change); break; } // waits for its player's answer
       change.tried = true; // on its way: Undo can no longer take it back unsent
       save();
       let answer;
@@ -249,7 +238,8 @@ async function flushNow() {
         answer = await call(...request(change));
       } catch (error) {
         if (!(error instanceof Refused || error instanceof Gone)) throw error;
-        if (error.answer?.match) { overtaken(change, error.answer); break; }
+        // Another phone recorded or undid a deal first: its player is asked (conflict.js).
+        if (error.answer?.match) { show.overtaken(change, error.answer); break; }
         refused(change, error);
         await refresh();
         continue;

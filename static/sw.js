@@ -11,7 +11,6 @@ const ASSETS = [
   "/static/outbox.js",
   "/static/board.js",
   "/static/standing.js",
-  "/static/live.js",
   "/static/conflict.js",
   "/static/ask.js",
   "/static/display.js",
