@@ -23,9 +23,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
+from flask_babel import gettext
 
 from counter import push
-from counter.browser import browser_key, changed, owner_of
+from counter.browser import browser_key, changed, device_id, owner_of
 from counter.models import db
 from counter.refusals import N_, TooMany
 from counter.services import matches, sharing
@@ -88,9 +89,11 @@ def _stream(
     holder: str,
     shown: Callable[[dict[str, Any]], dict[str, Any]],
     allowed: Callable[[], bool],
+    moved: Callable[[str], dict[str, Any] | None] = lambda _news: None,
 ) -> Response:
     """The stream of one match: ``shown`` makes each change what this reader may see,
-    ``allowed`` says whether the reader may still see it (asked at every heartbeat)."""
+    ``allowed`` says whether the reader may still see it (asked at every heartbeat), and
+    ``moved`` what it is told when another device that showed the match started one."""
     config = current_app.config
     slots = (
         ("all", config["LIVE_STREAMS_PER_PROCESS"]),
@@ -128,6 +131,11 @@ def _stream(
                 elif payload == push.GONE:
                     yield _event("{}", "gone")
                     return
+                elif payload.startswith(push.NEXT):
+                    notice = moved(payload)
+                    db.session.close()
+                    if notice is not None:
+                        yield _event(_compact(notice), "next")
                 else:
                     yield _event(_compact(shown(json.loads(payload))))
         finally:
@@ -151,7 +159,22 @@ def match_events(match_id: int) -> Response:
         changed()  # the device may have been removed, or its key changed, meanwhile
         return browser_key() == owner and matches.owns(owner=owner, match_id=match_id)
 
-    return _stream(match_id, first, owner, lambda body: body, allowed)
+    asking = device_id()
+
+    def moved(news: str) -> dict[str, Any] | None:
+        to, by = (int(part) for part in news.removeprefix(push.NEXT).split(":"))
+        if by == asking or not matches.owns(owner=owner, match_id=to):
+            return None  # this device's own new match, or not this key's
+        started = matches.get_match(owner=owner, match_id=to)
+        return {
+            "id": to,
+            "text": gettext(
+                "Another phone started a new match: %(names)s.", names=" – ".join(started.names)
+            ),
+            "button": gettext("Show it here"),
+        }
+
+    return _stream(match_id, first, owner, lambda body: body, allowed, moved)
 
 
 @bp.get("/shared/<token>/events")

@@ -29,6 +29,7 @@ from counter.shapes import match_json
 log = logging.getLogger(__name__)
 
 GONE = ""  # the payload of a match that was deleted
+NEXT = "next:"  # the payload of "a device that showed this match started another"
 REDIS_TIMEOUT_S = 0.5
 
 
@@ -173,6 +174,12 @@ def changed(match: MatchView) -> None:
     """Announce a match as it is now: call it once the write has committed."""
     payload = json.dumps(match_json(match), ensure_ascii=False)
     hub().announce(match.id, stamp(match.played_at), payload)  # type: ignore[arg-type]
+
+
+def moved(*, match_id: int, to: int, by: int) -> None:
+    """Announce to the screens of a match that device ``by``, which showed it, started
+    match ``to``: they may follow it there."""
+    hub().announce(match_id, stamp(utcnow()), f"{NEXT}{to}:{by}")
 
 
 def deleted(match_id: int) -> None:

@@ -151,6 +151,7 @@ function follow(id) {
   source = new EventSource(`/api/matches/${id}/events`);
   source.onmessage = (event) => outbox.arrived(JSON.parse(event.data));
   source.addEventListener("gone", outbox.wakeUp); // deleted, or no longer this phone's
+  source.addEventListener("next", (event) => otherPhone().then((module) => module.offer(JSON.parse(event.data))));
 }
 
 const visible = () => document.visibilityState === "visible";
@@ -162,8 +163,10 @@ function redraw() {
   if (visible()) follow(shown.id);
 }
 
-// Another phone overtook a deal of this one: ask whether it was the same deal (conflict.js).
-const overtaken = (change, answer) => import("./conflict.js").then((module) => module.settle(change, answer), () => {});
+// What another phone did that this one is asked about (other-phone.js, loaded when needed).
+const otherPhone = () => import("./other-phone.js");
+// Another phone overtook a deal of this one: was it the same deal?
+const overtaken = (change, answer) => otherPhone().then((module) => module.settle(change, answer), () => {});
 
 document.body.classList.add("live");
 Object.assign(outbox.show, { draw: redraw, refused, failed, overtaken });

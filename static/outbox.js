@@ -238,7 +238,7 @@ async function flushNow() {
         answer = await call(...request(change));
       } catch (error) {
         if (!(error instanceof Refused || error instanceof Gone)) throw error;
-        // Another phone recorded or undid a deal first: its player is asked (conflict.js).
+        // Another phone recorded or undid a deal first: its player is asked (other-phone.js).
         if (error.answer?.match) { show.overtaken(change, error.answer); break; }
         refused(change, error);
         await refresh();

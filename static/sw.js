@@ -11,7 +11,7 @@ const ASSETS = [
   "/static/outbox.js",
   "/static/board.js",
   "/static/standing.js",
-  "/static/conflict.js",
+  "/static/other-phone.js",
   "/static/ask.js",
   "/static/display.js",
   "/static/icon.svg",

@@ -200,3 +200,24 @@ def test_a_shared_link_shows_each_deal_within_a_second(
     tap(a, 1, "schwarz")
     expect(score(watching, 1)).to_have_text("4", timeout=LIVE_MS)
     viewer.close()
+
+
+def test_a_new_match_on_another_phone_is_offered_not_imposed(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    ours = match_of(a)["id"]
+    c.locator(".new-match button").click()
+    c.locator("dialog.ask button[value=yes]").click()
+    all_saved(c)
+    offer = a.locator("[data-status] .message")
+    expect(offer).to_contain_text(
+        "Another phone started a new match: Ana – Boris.", timeout=LIVE_MS
+    )
+    assert match_of(a)["id"] == ours
+    offer.get_by_role("button", name="Show it here").click()
+    expect(score(a, 1)).to_have_text("0")
+    tap(a, 2, "schwarz")
+    all_saved(a)
+    assert match_of(a)["id"] == match_of(c)["id"] != ours
+    expect(score(c, 2)).to_have_text("3", timeout=LIVE_MS)

@@ -128,6 +128,7 @@ def start_match(
     """
     if uid is not None and (found := _with_uid(owner, uid)) is not None:
         return found, False
+    previous = None if device is None else shown_id(owner=owner, device=device)
     if queries.count(owner) >= MAX_MATCHES_PER_BROWSER:
         raise TooManyMatches(
             N_(
@@ -171,6 +172,8 @@ def start_match(
         if found is None:
             raise
         return found, False
+    if device is not None and previous is not None:
+        push.moved(match_id=previous, to=match.id, by=device.id)
     return full_view(match, series.games_before(owner, match.names, match.id)), True
 
 

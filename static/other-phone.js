@@ -1,8 +1,35 @@
-// Another phone recorded (or took back) a deal before this phone's tap arrived: was it the
-// same deal? Asked in the server's words, with its two answers (docs/sync.md, "Two phones,
-// one deal"). Loaded when first needed.
+// What another phone on the same key did that this one's player is asked about, in the
+// server's words (docs/sync.md): it recorded (or took back) a deal before this phone's tap
+// arrived, or it started a new match. Loaded when first needed.
 import { ask } from "./ask.js";
+import { $ } from "./board.js";
 import * as outbox from "./outbox.js";
+
+// Another phone that showed this match started a new one: show it here too, if wanted.
+export function offer(next) {
+  const message = document.createElement("p");
+  message.className = "message stays";
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "inline-undo";
+  button.textContent = next.button;
+  button.addEventListener("click", () => follow(next.id));
+  message.append(next.text, " ", button);
+  $("[data-status]").replaceChildren(message);
+}
+
+async function follow(id) {
+  $("[data-status]").replaceChildren();
+  const response = await fetch(`/api/matches/${id}/resume`, { method: "POST", credentials: "same-origin" }).catch(() => null);
+  if (!response?.ok) return; // offline, finished or deleted meanwhile: this match stays
+  const match = await response.json();
+  outbox.reread();
+  const { state } = outbox;
+  if (state.match.id) state.ids[state.match.uid] = state.match.id; // for its changes still waiting
+  state.match = match;
+  outbox.save();
+  outbox.show.draw();
+}
 
 let asking = false;
 
