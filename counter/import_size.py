@@ -1,15 +1,23 @@
-"""The largest file one import takes: the same for the import page and the JSON API."""
+"""The largest file one import takes, and one import at a time per process: the same for
+the import page and the JSON API."""
 
 from __future__ import annotations
 
-from flask import Flask, current_app, request
+import threading
+
+from flask import Flask, current_app, g, request
 
 from counter import i18n
-from counter.refusals import N_, TooLarge
+from counter.refusals import N_, Busy, TooLarge
 
 IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
 FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields
 MEGABYTE = 1_048_576
+# Reading and checking the largest file takes a worker some 70 MB for a second or two:
+# one import at a time per process keeps a worker's memory bounded however many come at
+# once (the rest wait their turn, then answer 503 having changed nothing).
+_one_import = threading.BoundedSemaphore(1)
+IMPORT_WAIT_SECONDS = 15
 
 
 def import_limit() -> int:
@@ -32,8 +40,17 @@ def _allow_large_imports() -> None:
     if request.endpoint in IMPORT_ENDPOINTS:
         request.max_content_length = import_limit() + FORM_OVERHEAD
         request.max_form_memory_size = import_limit() + FORM_OVERHEAD
+        if not _one_import.acquire(timeout=IMPORT_WAIT_SECONDS):
+            raise Busy(N_("Other imports are under way; nothing was changed. Try again."))
+        g.importing = True
+
+
+def _next_import(_error: BaseException | None) -> None:
+    if g.pop("importing", False):
+        _one_import.release()
 
 
 def init_app(app: Flask) -> None:
     # Registered before CSRF protection reads the form, so the limit applies to it.
     app.before_request(_allow_large_imports)
+    app.teardown_request(_next_import)

@@ -14,6 +14,7 @@ from counter.refusals import N_, Conflict
 from counter.scoring import Preset, Seat
 from counter.services import queries, series
 from counter.services.defaults import default_names
+from counter.services.owner_lock import lock_owners
 from counter.services.queries import MatchNotFound, Summary
 from counter.services.read_models import MatchPage, MatchView, PlayerView, full_view, standing
 from counter.services.transactions import writes
@@ -102,6 +103,7 @@ def start_match(
     rules and target together. The same ``uid`` again (a retried or repeated
     request, a phone that started the match offline) answers the match it started.
     """
+    lock_owners(owner)  # the cap below is counted by one writer of this browser at a time
     if uid is not None and (found := _with_uid(owner, uid)) is not None:
         return found, False
     if queries.count(owner) >= MAX_MATCHES_PER_BROWSER:
