@@ -172,6 +172,11 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
     version = document.get("version")
     if isinstance(version, bool) or version not in READS:
         raise Invalid(N_("This export comes from another version of the counter."))
+    if document.get("exported_at") is not None:  # informative only: read, never kept
+        try:
+            parsing.timestamp(document["exported_at"])
+        except Refusal as error:
+            raise Invalid(N_("When the file was exported: %(problem)s"), problem=error) from None
     found = document["matches"]
     if len(found) > MAX_MATCHES:
         raise TooLarge(

@@ -1,0 +1,94 @@
+"""An import is whole or absent: caps counted inside its one transaction, every field checked."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from counter.models import Match, db
+from counter.services import archive
+from counter.services.matches import TooManyMatches
+
+from bulk import bulk_export, bulk_match
+
+
+def export_of(*matches: dict[str, object], **fields: object) -> dict[str, object]:
+    return {"format": "santase-counter", "version": 2, "matches": list(matches), **fields}
+
+
+def stored_matches(app: Flask) -> int:
+    with app.app_context():
+        return db.session.query(Match).count()
+
+
+def test_an_import_that_fails_half_way_stores_none_of_its_matches(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inserted = archive._insert
+    calls: list[int] = []
+
+    def fail_on_the_second_batch(**kwargs: object) -> None:
+        calls.append(1)
+        if len(calls) == 2:
+            raise ConnectionResetError("the connection was lost half-way")
+        inserted(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(archive, "_insert", fail_on_the_second_batch)
+    body = bulk_export(archive.BATCH_MATCHES + 1)
+    with pytest.raises(ConnectionResetError):
+        client.post("/api/import", data=body, content_type="application/json")
+    assert stored_matches(app) == 0
+
+
+def test_imports_at_once_into_one_browser_never_pass_the_cap(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(archive, "MAX_MATCHES", 20)
+    files = [
+        archive.read_document(bulk_export(10, first=100 * n)) for n in range(3)
+    ]  # three files of 10 matches each, 30 in all
+    answers: list[str] = []
+
+    def import_one(matches: list[archive.ImportedMatch]) -> None:
+        with app.app_context():
+            try:
+                archive.import_matches(owner="one-browser", matches=matches)
+                answers.append("stored")
+            except TooManyMatches:
+                answers.append("refused")
+
+    threads = [threading.Thread(target=import_one, args=(each,)) for each in files]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == ["refused", "stored", "stored"]
+    assert stored_matches(app) == 20
+
+
+@pytest.mark.parametrize(
+    "exported_at", [{"k" * 5: 0}, ["2026-11-30T18:00:00Z"], 17, "x" * 1000, "yesterday"]
+)
+def test_an_export_time_that_is_not_a_time_is_refused(
+    app: Flask, client: FlaskClient, exported_at: object
+) -> None:
+    response = client.post("/api/import", json=export_of(bulk_match(1), exported_at=exported_at))
+    assert response.status_code == 422
+    assert "When the file was exported" in response.json["error"]
+    assert stored_matches(app) == 0
+
+
+def test_an_unknown_field_of_the_file_is_refused(app: Flask, client: FlaskClient) -> None:
+    response = client.post("/api/import", json=export_of(bulk_match(1), notes={"k": 1}))
+    assert response.status_code == 422
+    assert stored_matches(app) == 0
+
+
+def test_the_largest_import_is_stored_whole(app: Flask, client: FlaskClient) -> None:
+    response = client.post("/api/import", data=bulk_export(), content_type="application/json")
+    assert response.status_code == 201
+    assert len(response.json["new"]) == archive.MAX_MATCHES
+    assert stored_matches(app) == archive.MAX_MATCHES
