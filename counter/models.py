@@ -227,3 +227,24 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
 SQLITE_BEGIN = "sqlite_begin"
 WRITE: dict[str, Any] = {SQLITE_BEGIN: "IMMEDIATE"}
 """Execution options for a transaction that will write (ignored by other databases)."""
+
+
+class Spent(db.Model):  # type: ignore[name-defined,misc]
+    """A match uid or a deal's request id that was used: it stays used after an undo, a
+    delete of the deal or of the match, so that a late duplicate never records again.
+
+    Only hashes are kept (see :mod:`counter.services.spent`); erasing a browser's
+    data removes its rows too.
+    """
+
+    __tablename__ = "spent"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)  # of what was used, and where
+    owner_digest: Mapped[str] = mapped_column(String(64), index=True)
+    # A request id goes with its match; a match uid outlives the match.
+    match_id: Mapped[int | None] = mapped_column(
+        ForeignKey("match.id", ondelete="CASCADE"), index=True
+    )
+    # For a uid: a hash of the settings the match was started with.
+    settings_digest: Mapped[str | None] = mapped_column(String(64))

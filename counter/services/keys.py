@@ -20,6 +20,7 @@ from sqlalchemy.orm import aliased
 
 from counter.models import Deal, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, Gone
+from counter.services import spent
 from counter.services.transactions import writes
 
 LINK_LIFETIME = timedelta(minutes=15)
@@ -189,5 +190,6 @@ def erase_everything(*, owner: str) -> Erased:
     deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
     matches = db.session.execute(delete(Match).where(Match.owner == owner))
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
+    spent.forget_owner(owner=owner)
     db.session.commit()
     return Erased(matches=matches.rowcount, deals=deals.rowcount)  # type: ignore[attr-defined]

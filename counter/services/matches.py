@@ -12,7 +12,7 @@ from counter.models import Deal, Match, db, utcnow
 from counter.parsing import RuleChanges, changed_rules
 from counter.refusals import N_, Conflict
 from counter.scoring import Preset, Seat
-from counter.services import queries, series
+from counter.services import queries, series, spent
 from counter.services.defaults import default_names
 from counter.services.owner_lock import lock_owners
 from counter.services.queries import MatchNotFound, Summary
@@ -104,8 +104,14 @@ def start_match(
     request, a phone that started the match offline) answers the match it started.
     """
     lock_owners(owner)  # the cap below is counted by one writer of this browser at a time
-    if uid is not None and (found := _with_uid(owner, uid)) is not None:
-        return found, False
+    asked = spent.settings_digest(
+        target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer
+    )
+    if uid is not None:
+        found = _with_uid(owner, uid)
+        spent.check_start(owner=owner, uid=uid, settings=asked, exists=found is not None)
+        if found is not None:
+            return found, False
     if queries.count(owner) >= MAX_MATCHES_PER_BROWSER:
         raise TooManyMatches(
             N_(
@@ -137,6 +143,7 @@ def start_match(
     )
     if uid is not None:
         match.uid = uid
+        spent.spend_uid(owner=owner, uid=uid, settings=asked)
     db.session.add(match)
     try:
         db.session.commit()
@@ -237,6 +244,7 @@ def delete_match(*, owner: str, match_id: int) -> MatchView:
     """Delete one match with its deals (and so its share link); returns what was deleted."""
     match, earlier = queries.load(owner, match_id, for_update=True)
     deleted = full_view(match, earlier)
+    spent.spend_uid_of_deleted(owner=owner, uid=match.uid)
     db.session.execute(delete(Deal).where(Deal.match_id == match.id))
     db.session.execute(delete(Match).where(Match.id == match.id))
     db.session.commit()
