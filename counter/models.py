@@ -216,6 +216,7 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA secure_delete=ON")  # what is deleted is overwritten: erasure.py
         cursor.close()
 
     @event.listens_for(engine, "begin")

@@ -20,7 +20,7 @@ from sqlalchemy.orm import aliased
 
 from counter.models import Deal, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, Gone
-from counter.services import spent
+from counter.services import erasure, spent
 from counter.services.transactions import writes
 
 LINK_LIFETIME = timedelta(minutes=15)
@@ -192,4 +192,5 @@ def erase_everything(*, owner: str) -> Erased:
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
     spent.forget_owner(owner=owner)
     db.session.commit()
+    erasure.empty_the_log()
     return Erased(matches=matches.rowcount, deals=deals.rowcount)  # type: ignore[attr-defined]
