@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import threading
+import uuid
+from collections.abc import Callable
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from counter.models import Match, db
-from counter.services import archive
+from counter.services import archive, matches
 from counter.services.matches import TooManyMatches
 
 from bulk import bulk_export, bulk_match
@@ -92,3 +94,35 @@ def test_the_largest_import_is_stored_whole(app: Flask, client: FlaskClient) -> 
     assert response.status_code == 201
     assert len(response.json["new"]) == archive.MAX_MATCHES
     assert stored_matches(app) == archive.MAX_MATCHES
+
+
+def test_starts_and_imports_at_once_never_pass_the_cap(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(archive, "MAX_MATCHES", 12)
+    monkeypatch.setattr(matches, "MAX_MATCHES_PER_BROWSER", 12)
+    file = archive.read_document(bulk_export(8))
+    answers: list[str] = []
+
+    def run(work: Callable[[], object]) -> None:
+        with app.app_context():
+            try:
+                work()
+                answers.append("stored")
+            except TooManyMatches:
+                answers.append("refused")
+
+    def start() -> object:
+        return matches.start_match(owner="one-browser", uid=uuid.uuid4().hex)
+
+    threads = [
+        threading.Thread(
+            target=run, args=(lambda: archive.import_matches(owner="one-browser", matches=file),)
+        )
+    ] + [threading.Thread(target=run, args=(start,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answers) == 9
+    assert stored_matches(app) <= 12
