@@ -17,7 +17,7 @@ MEGABYTE = 1_048_576
 # one import at a time per process keeps a worker's memory bounded however many come at
 # once (the rest wait their turn, then answer 503 having changed nothing).
 _one_import = threading.BoundedSemaphore(1)
-IMPORT_WAIT_SECONDS = 15
+IMPORT_WAIT_SECONDS = 25  # within gunicorn's timeout (deploy/gunicorn.conf.py)
 
 
 def import_limit() -> int:
@@ -41,6 +41,8 @@ def _allow_large_imports() -> None:
         request.max_content_length = import_limit() + FORM_OVERHEAD
         request.max_form_memory_size = import_limit() + FORM_OVERHEAD
         if not _one_import.acquire(timeout=IMPORT_WAIT_SECONDS):
+            while request.stream.read(MEGABYTE):
+                pass  # read to its end, unkept, so that the client hears the answer
             raise Busy(N_("Other imports are under way; nothing was changed. Try again."))
         g.importing = True
 

@@ -10,6 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from counter import import_size
 from counter.models import Match, db
 from counter.services import archive, matches
 from counter.services.matches import TooManyMatches
@@ -126,3 +127,16 @@ def test_starts_and_imports_at_once_never_pass_the_cap(
         thread.join()
     assert len(answers) == 9
     assert stored_matches(app) <= 12
+
+
+def test_an_import_that_waits_too_long_for_its_turn_answers_503_and_changes_nothing(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(import_size, "IMPORT_WAIT_SECONDS", 0.1)
+    with import_size._one_import:  # another import of this process is under way
+        response = client.post("/api/import", data=bulk_export(3), content_type="application/json")
+    assert response.status_code == 503
+    assert "nothing was changed" in response.json["error"]
+    assert stored_matches(app) == 0
+    again = client.post("/api/import", data=bulk_export(3), content_type="application/json")
+    assert again.status_code == 201

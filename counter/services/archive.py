@@ -342,9 +342,11 @@ def _store(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
 
 
 def _insert(*, owner: str, matches: list[ImportedMatch]) -> None:
-    """Insert matches and their deals, two statements (executemany), not yet committed."""
+    """Insert matches and their deals, not yet committed: two Core statements, each run
+    as a few multi-row INSERTs (SQLAlchemy's insertmanyvalues), not a row at a time."""
+    matches_table, deals_table = Match.__table__, Deal.__table__
     ids = db.session.execute(
-        insert(Match).returning(Match.id, sort_by_parameter_order=True),
+        insert(matches_table).returning(matches_table.c.id, sort_by_parameter_order=True),
         [
             {
                 "uid": match.uid,
@@ -356,7 +358,7 @@ def _insert(*, owner: str, matches: list[ImportedMatch]) -> None:
                 "created_at": match.created_at,
                 "played_at": match.played_at,
                 "won_by": match.won_by,
-                "rules": match.rules,
+                **match.rules.as_dict(),  # a column per house rule
             }
             for match in matches
         ],
@@ -368,12 +370,13 @@ def _insert(*, owner: str, matches: list[ImportedMatch]) -> None:
             "player": deal.result.player,
             "outcome": deal.result.outcome.value,
             "points": deal.result.points,
-            "rules": deal.result.rules,
             "created_at": deal.created_at,
             "corrected_at": deal.corrected_at,
+            "request_id": None,
+            **deal.result.rules.as_dict(),
         }
         for match_id, match in zip(ids, matches, strict=True)
         for number, deal in enumerate(match.deals, 1)
     ]
     if rows:
-        db.session.execute(insert(Deal), rows)
+        db.session.execute(insert(deals_table), rows)
