@@ -195,7 +195,10 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
             count=deals,
             most=MAX_DEALS_PER_BROWSER,
         )
-    matches = [_checked_match(position, match) for position, match in enumerate(found, 1)]
+    matches = []
+    for index, match in enumerate(found):
+        matches.append(_checked_match(index + 1, match))
+        found[index] = None  # read: one copy of a big file in memory at a time, not two
     seen: dict[str, int] = {}
     for position, match in enumerate(matches, 1):
         if match.uid in seen:
