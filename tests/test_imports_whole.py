@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter import import_size
+from counter import import_size, parsing
 from counter.models import Match, db
 from counter.services import archive, matches
 from counter.services.matches import TooManyMatches
@@ -140,3 +140,40 @@ def test_an_import_that_waits_too_long_for_its_turn_answers_503_and_changes_noth
     assert stored_matches(app) == 0
     again = client.post("/api/import", data=bulk_export(3), content_type="application/json")
     assert again.status_code == 201
+
+
+@pytest.mark.parametrize("place", ["exported_at", "a match", "a deal", "the house rules"])
+def test_a_file_with_far_more_keys_than_an_export_is_refused_unread(
+    app: Flask, client: FlaskClient, place: str
+) -> None:
+    many = {f"key {n}": n for n in range(archive.MOST_KEYS + 1)}
+    match = bulk_match(1)
+    document = export_of(match)
+    if place == "exported_at":
+        document["exported_at"] = many
+    elif place == "a match":
+        match.update(many)
+    elif place == "a deal":
+        match["deals"][0].update(many)  # type: ignore[index]
+    else:
+        match["rules"] = {**match["rules"], **many}  # type: ignore[dict-item]
+    response = client.post("/api/import", json=document)
+    assert response.status_code == 413
+    assert "far more than an export" in response.json["error"]
+    assert stored_matches(app) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "most", "within"),
+    [
+        ('{"a": 1, "b": 2}', 2, True),
+        ('{"a": 1, "b": 2}', 1, False),
+        ('[{"a": 1}, {"a": 2}, {"a": 3}]', 1, True),  # one key, three times
+        ('[{"a": 1}, {"b": 2}]', 1, False),  # two keys, one in each object
+        ('{"a \\" :": "b", "c": ["d", "e"]}', 2, True),  # quotes, colons in strings
+        ('{"a"\n :1, "b" : 2, "c":3}', 2, False),  # a colon after spaces
+    ],
+)
+def test_different_keys_are_counted_without_parsing(text: str, most: int, within: bool) -> None:
+    assert parsing.keys_within(text, most) is within
+    assert parsing.keys_within(text.encode("utf-16"), most) is within

@@ -147,6 +147,9 @@ class ImportedMatch:
 # Objects and lists an export of the largest import holds: the document, each match with
 # its rules and its two lists, each deal with its rules; and brackets in names. A file
 # with more is no export, and is refused before it costs the memory of reading it.
+# An export names some twenty different keys in all; a file that names many more is no
+# export, and is refused before reading it costs the memory of keeping every one.
+MOST_KEYS = 64
 MAX_BRACKETS = 2 * MAX_DEALS_PER_BROWSER + 3 * MAX_MATCHES + 2 * NAME_MAX_LENGTH * MAX_MATCHES + 10
 
 
@@ -156,7 +159,7 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
     UTF-8, UTF-16 and UTF-32 files are read alike.
     """
     text = raw if isinstance(raw, str) else raw.decode("latin-1")  # brackets are ASCII
-    if text.count("[") + text.count("{") > MAX_BRACKETS:
+    if text.count("[") + text.count("{") > MAX_BRACKETS or not parsing.keys_within(raw, MOST_KEYS):
         raise TooLarge(N_("This file holds far more than an export of the counter can."))
     try:
         document = parsing.json_value(raw)
