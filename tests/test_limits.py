@@ -28,7 +28,7 @@ from counter.models import db
 from conftest import make_app
 from helpers import api_start, submit
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 def redis_answers() -> bool:
