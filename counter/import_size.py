@@ -15,7 +15,7 @@ from counter.refusals import N_, Busy, TooLarge
 IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
 FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields
 MEGABYTE = 1_048_576
-# Reading and checking the largest file takes a worker some 70 MB for a second or two:
+# Reading and checking the largest file takes a worker some 60 MB for a second or two:
 # one import at a time per process keeps a worker's memory bounded however many come at
 # once (the rest wait their turn, then answer 503 having changed nothing).
 _one_import = threading.BoundedSemaphore(1)
