@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -16,6 +18,7 @@ from counter.services import archive, matches
 from counter.services.matches import TooManyMatches
 
 from bulk import bulk_export, bulk_match
+from conftest import make_app
 
 
 def export_of(*matches: dict[str, object], **fields: object) -> dict[str, object]:
@@ -177,3 +180,36 @@ def test_a_file_with_far_more_keys_than_an_export_is_refused_unread(
 def test_different_keys_are_counted_without_parsing(text: str, most: int, within: bool) -> None:
     assert parsing.keys_within(text, most) is within
     assert parsing.keys_within(text.encode("utf-16"), most) is within
+
+
+def test_an_import_that_cannot_get_the_write_lock_answers_503_and_stores_nothing(
+    app: Flask,
+) -> None:
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    impatient = make_app(url, WRITE_LOCK_TIMEOUT_MS=100)
+    holder = hold_the_tables(url)
+    try:
+        response = impatient.test_client().post(
+            "/api/import", data=bulk_export(3), content_type="application/json"
+        )
+    finally:
+        holder.rollback()
+        holder.close()
+    assert response.status_code == 503
+    assert "nothing was changed" in response.json["error"]
+    assert stored_matches(app) == 0
+    with impatient.app_context():
+        db.engine.dispose()
+
+
+def hold_the_tables(database_url: str) -> Any:
+    """Another connection that holds the lock every write needs, and keeps it."""
+    if database_url.startswith("sqlite"):
+        holder = sqlite3.connect(database_url.removeprefix("sqlite:///"), isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        return holder
+    import psycopg
+
+    holder = psycopg.connect(database_url.replace("+psycopg", ""))
+    holder.execute("LOCK TABLE match IN EXCLUSIVE MODE")
+    return holder
