@@ -1,15 +1,25 @@
-"""The largest file one import takes: the same for the import page and the JSON API."""
+"""The largest file one import takes, and one import at a time per process: the same for
+the import page and the JSON API."""
 
 from __future__ import annotations
 
-from flask import Flask, current_app, request
+import ctypes
+import gc
+import threading
+
+from flask import Flask, current_app, g, request
 
 from counter import i18n
-from counter.refusals import N_, TooLarge
+from counter.refusals import N_, Busy, TooLarge
 
 IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
 FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields
 MEGABYTE = 1_048_576
+# Reading and checking the largest file takes a worker some 60 MB for a second or two:
+# one import at a time per process keeps a worker's memory bounded however many come at
+# once (the rest wait their turn, then answer 503 having changed nothing).
+_one_import = threading.BoundedSemaphore(1)
+IMPORT_WAIT_SECONDS = 25  # within gunicorn's timeout (deploy/gunicorn.conf.py)
 
 
 def import_limit() -> int:
@@ -32,8 +42,35 @@ def _allow_large_imports() -> None:
     if request.endpoint in IMPORT_ENDPOINTS:
         request.max_content_length = import_limit() + FORM_OVERHEAD
         request.max_form_memory_size = import_limit() + FORM_OVERHEAD
+        if not _one_import.acquire(timeout=IMPORT_WAIT_SECONDS):
+            while request.stream.read(MEGABYTE):
+                pass  # read to its end, unkept, so that the client hears the answer
+            raise Busy(N_("Other imports are under way; nothing was changed. Try again."))
+        g.importing = True
+
+
+def _next_import(_error: BaseException | None) -> None:
+    if g.pop("importing", False):
+        _give_back_memory()
+        _one_import.release()
+
+
+def _give_back_memory() -> None:
+    """Free what the file became (some of it in cycles) and hand the freed memory back to
+    the system, so that imports one after another do not each raise the worker's peak."""
+    gc.collect()
+    if _libc is not None:
+        _libc.malloc_trim(0)
+
+
+try:  # glibc keeps freed memory for the process unless asked; others have no such call
+    _libc: ctypes.CDLL | None = ctypes.CDLL("libc.so.6")
+    _libc.malloc_trim  # type: ignore[union-attr]  # noqa: B018 - present, or AttributeError
+except (OSError, AttributeError):
+    _libc = None
 
 
 def init_app(app: Flask) -> None:
     # Registered before CSRF protection reads the form, so the limit applies to it.
     app.before_request(_allow_large_imports)
+    app.teardown_request(_next_import)

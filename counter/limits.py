@@ -1,11 +1,19 @@
 """Rate limits: bounded work for anyone, and more than any real table ever needs.
 
-Writes are counted per browser key and per client address; imports and the
-links that reach another device are counted on their own, lower. Reads are
-never limited. Counts are kept in memory (one process, the quick start) or in
-Redis when ``RATELIMIT_STORAGE_URI`` names one, so that every worker and server
-shares them. A request over a limit answers 429 with ``Retry-After``, in the
-language of the page.
+A browser with a key (its cookie) is counted by that key alone, so that the
+neighbours behind one address (a café, a carrier's NAT, an IPv6 /64) never use
+up its limits. A browser without a key yet is counted by its address: that
+bounds cookieless traffic and the making of new keys, within a minute's window,
+so no one is kept out for long by a neighbour. Writes are counted; imports, the
+links that reach another device, and the reads whose work grows with a whole
+history (exports, statistics) are counted on their own, lower. Other reads are
+never limited. The key is counted under a one-way hash of it, never as itself:
+the store of counts holds no key that could reach a browser's matches.
+
+Counts are kept in memory (one process, the quick start) or in Redis when
+``RATELIMIT_STORAGE_URI`` names one, so that every worker and server shares
+them. A request over a limit answers 429 with ``Retry-After``, in the language
+of the page.
 
 The limits are a safety net and never take the counter down with them: while
 Redis does not answer, each process counts in its own memory. Flask-Limiter tries
@@ -15,6 +23,7 @@ there again as soon as it answers.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import math
 import time
@@ -34,13 +43,18 @@ from counter.errors import error_response
 WRITE_METHODS = ["POST", "PATCH", "DELETE"]
 # The defaults, each a setting of its own (config.py). A phone that was offline for
 # an evening sends its taps in one burst; a café's tables may share one address.
+# Each *_PER_ADDRESS limit counts the browsers without a key at one address together.
 DEFAULTS = {
     "RATELIMIT_WRITES_PER_BROWSER": "600 per minute;6000 per hour",
-    "RATELIMIT_WRITES_PER_ADDRESS": "1200 per minute;20000 per hour",
+    # Every write without a key makes one: a café's new arrivals, not a flood of keys.
+    "RATELIMIT_WRITES_PER_ADDRESS": "300 per minute",
     "RATELIMIT_IMPORTS": "20 per hour",
+    "RATELIMIT_IMPORTS_PER_ADDRESS": "10 per minute",
     "RATELIMIT_LINKS": "30 per hour",  # device links made and used, share links made
+    "RATELIMIT_LINKS_PER_ADDRESS": "10 per minute",
     # Reads that cost in proportion to a whole history: exports and statistics.
     "RATELIMIT_HEAVY_READS": "60 per hour",
+    "RATELIMIT_HEAVY_READS_PER_ADDRESS": "30 per minute",
     # A store that does not answer (Redis down) means counting in memory, not refusing taps.
     "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
 }
@@ -66,48 +80,48 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 
 def per_browser() -> str:
-    """The browser's key, or its address before it has one (never empty: that means no limit)."""
+    """What a request is counted by: a one-way hash of the browser's key, or its address
+    before it has one (never empty: that would mean no limit)."""
     key = browser_key()
-    return f"browser:{key}" if key else f"address:{per_address()}"
+    if key is None:
+        return f"address:{per_address()}"
+    return "browser:" + hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
 
 
-def _setting(name: str) -> Callable[[], str]:
-    return lambda: str(current_app.config[name])
+def _rate(with_key: str, without_key: str) -> Callable[[], str]:
+    """The setting that bounds this request: ``with_key`` for a browser with a key, else
+    ``without_key`` (all browsers without one at this address together)."""
+    return lambda: str(current_app.config[with_key if browser_key() else without_key])
 
 
 def writes(blueprint: Blueprint) -> Blueprint:
-    """Count every write of ``blueprint`` against the browser's and the address's limits.
+    """Count every write of ``blueprint`` against the browser's limit.
 
     Called once per blueprint, where it is made: the limiter keeps what it is given.
     """
     limiter.shared_limit(
-        _setting("RATELIMIT_WRITES_PER_BROWSER"),
-        scope="writes-browser",
+        _rate("RATELIMIT_WRITES_PER_BROWSER", "RATELIMIT_WRITES_PER_ADDRESS"),
+        scope="writes",
         key_func=per_browser,
         methods=WRITE_METHODS,
-    )(blueprint)
-    limiter.shared_limit(
-        _setting("RATELIMIT_WRITES_PER_ADDRESS"), scope="writes-address", methods=WRITE_METHODS
     )(blueprint)
     return blueprint
 
 
-def _both(setting: str, scope: str) -> Callable[[View], View]:
-    rate = _setting(setting)
-
-    def limited(view: View) -> View:
-        by_address = limiter.shared_limit(rate, scope=f"{scope}-address")
-        by_browser = limiter.shared_limit(rate, scope=f"{scope}-browser", key_func=per_browser)
-        return cast(View, by_browser(by_address(view)))
-
-    return limited
+def _counted(setting: str, scope: str) -> Callable[[View], View]:
+    return cast(
+        Callable[[View], View],
+        limiter.shared_limit(
+            _rate(setting, f"{setting}_PER_ADDRESS"), scope=scope, key_func=per_browser
+        ),
+    )
 
 
-imports = _both("RATELIMIT_IMPORTS", "imports")
+imports = _counted("RATELIMIT_IMPORTS", "imports")
 """Bound a view that reads an import (a file of up to 16 MB)."""
-links = _both("RATELIMIT_LINKS", "links")
+links = _counted("RATELIMIT_LINKS", "links")
 """Bound a view that makes or spends a link to another device or phone."""
-heavy_reads = _both("RATELIMIT_HEAVY_READS", "heavy-reads")
+heavy_reads = _counted("RATELIMIT_HEAVY_READS", "heavy-reads")
 """Bound a view whose work grows with a browser's whole history (exports, statistics)."""
 
 

@@ -217,6 +217,7 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA secure_delete=ON")  # what is deleted is overwritten: erasure.py
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -258,3 +259,24 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
     label: Mapped[str] = mapped_column(String(DEVICE_LABEL_LENGTH), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Spent(db.Model):  # type: ignore[name-defined,misc]
+    """A match uid or a deal's request id that was used: it stays used after an undo, a
+    delete of the deal or of the match, so that a late duplicate never records again.
+
+    Only hashes are kept (see :mod:`counter.services.spent`); erasing a browser's
+    data removes its rows too.
+    """
+
+    __tablename__ = "spent"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)  # of what was used, and where
+    owner_digest: Mapped[str] = mapped_column(String(64), index=True)
+    # A request id goes with its match; a match uid outlives the match.
+    match_id: Mapped[int | None] = mapped_column(
+        ForeignKey("match.id", ondelete="CASCADE"), index=True
+    )
+    # For a uid: a hash of the settings the match was started with.
+    settings_digest: Mapped[str | None] = mapped_column(String(64))

@@ -285,6 +285,29 @@ def dry_run(raw: str | None) -> bool:
 # --- JSON bodies ---------------------------------------------------------------------
 
 
+# A string, and a colon after it if it is a key. Searched from one to the next, a quote
+# outside a string always opens one.
+JSON_STRING = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")(\s*:)?')
+
+
+def keys_within(raw: bytes | str, most: int) -> bool:
+    """Whether the JSON text ``raw`` names at most ``most`` different keys, in all its objects.
+
+    Found without parsing it, one string at a time, so that a file of a million keys
+    is refused before they cost a worker the memory of reading them (the parser keeps
+    every different key). A text that is not JSON may pass: parsing it then says so.
+    """
+    if isinstance(raw, bytes):
+        raw = raw.decode(json.detect_encoding(raw), "replace")
+    keys: set[str] = set()
+    for found in JSON_STRING.finditer(raw):
+        if found.start(2) >= 0:
+            keys.add(found[1])
+            if len(keys) > most:
+                return False
+    return True
+
+
 def _not_json(constant: str) -> None:
     raise ValueError(f"{constant} is not JSON")
 

@@ -3,9 +3,9 @@
 An import is checked whole before anything is stored: every match must be one
 the rules allow, deal by deal, each deal worth what its outcome earns under its
 house rules. Matches keep their uid, so a file imported twice adds its matches
-once. The matches are then stored a batch at a time, each batch a short
-transaction, so a big file never holds the database's write lock for long; an
-import cut short is completed by importing the same file again.
+once. The matches are then stored in one transaction, whole or not at all: an
+import cut short leaves nothing behind, and importing the same file again
+brings it whole.
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from sqlalchemy.orm import selectinload
 from counter import parsing, scoring
 from counter.models import Deal, Match, db, utcnow
 from counter.names import NAME_MAX_LENGTH
-from counter.refusals import N_, Invalid, Refusal, TooLarge, as_sent
+from counter.refusals import N_, Conflict, Invalid, Refusal, TooLarge, as_sent
 from counter.scoring import DealResult, HouseRules
 from counter.services import queries
 from counter.services.matches import MAX_MATCHES_PER_BROWSER, TooManyMatches
+from counter.services.owner_lock import lock_owners
 from counter.services.read_models import deal_result
 from counter.services.transactions import writes
 from counter.timestamps import iso_utc
@@ -40,7 +41,9 @@ DEAL_FIELDS = {"number", "player", "outcome", "points", "created_at", "corrected
 # bound both what one import takes and what one browser keeps.
 MAX_MATCHES = MAX_MATCHES_PER_BROWSER
 MAX_DEALS_PER_BROWSER = 60_000
-BATCH_DEALS = 2000  # deals stored per transaction
+# Matches inserted by one statement (with their deals by the next): the rows of one
+# statement are built in memory at once, so a batch bounds what that costs.
+BATCH_MATCHES = 200
 
 
 def _owned(owner: str | None) -> list[Match]:
@@ -144,6 +147,9 @@ class ImportedMatch:
 # Objects and lists an export of the largest import holds: the document, each match with
 # its rules and its two lists, each deal with its rules; and brackets in names. A file
 # with more is no export, and is refused before it costs the memory of reading it.
+# An export names some twenty different keys in all; a file that names many more is no
+# export, and is refused before reading it costs the memory of keeping every one.
+MOST_KEYS = 64
 MAX_BRACKETS = 2 * MAX_DEALS_PER_BROWSER + 3 * MAX_MATCHES + 2 * NAME_MAX_LENGTH * MAX_MATCHES + 10
 
 
@@ -153,7 +159,7 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
     UTF-8, UTF-16 and UTF-32 files are read alike.
     """
     text = raw if isinstance(raw, str) else raw.decode("latin-1")  # brackets are ASCII
-    if text.count("[") + text.count("{") > MAX_BRACKETS:
+    if text.count("[") + text.count("{") > MAX_BRACKETS or not parsing.keys_within(raw, MOST_KEYS):
         raise TooLarge(N_("This file holds far more than an export of the counter can."))
     try:
         document = parsing.json_value(raw)
@@ -169,6 +175,11 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
     version = document.get("version")
     if isinstance(version, bool) or version not in READS:
         raise Invalid(N_("This export comes from another version of the counter."))
+    if document.get("exported_at") is not None:  # informative only: read, never kept
+        try:
+            parsing.timestamp(document["exported_at"])
+        except Refusal as error:
+            raise Invalid(N_("When the file was exported: %(problem)s"), problem=error) from None
     found = document["matches"]
     if len(found) > MAX_MATCHES:
         raise TooLarge(
@@ -187,7 +198,10 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
             count=deals,
             most=MAX_DEALS_PER_BROWSER,
         )
-    matches = [_checked_match(position, match) for position, match in enumerate(found, 1)]
+    matches = []
+    for index, match in enumerate(found):
+        matches.append(_checked_match(index + 1, match))
+        found[index] = None  # read: one copy of a big file in memory at a time, not two
     seen: dict[str, int] = {}
     for position, match in enumerate(matches, 1):
         if match.uid in seen:
@@ -289,7 +303,26 @@ def preview(*, owner: str | None, matches: list[ImportedMatch]) -> ImportReport:
 
 
 def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
-    """Store the matches this browser lacks, a batch per short transaction."""
+    """Store the matches this browser lacks, all in one transaction or none of them.
+
+    The caps are counted inside that transaction, under the browser's write lock
+    (:mod:`counter.services.owner_lock`), so imports, starts and hand-overs at the
+    same moment never take a browser past them. An import cut short (a worker
+    killed, a lost connection, a timeout) stores nothing: importing the same file
+    again brings it whole.
+    """
+    try:
+        return _store(owner=owner, matches=matches)
+    except IntegrityError:
+        # A match started with one of these uids at this very moment, without the lock.
+        raise Conflict(
+            N_("The same matches were being added at the same time; nothing was imported.")
+        ) from None
+
+
+@writes
+def _store(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
+    lock_owners(owner)
     report = preview(owner=owner, matches=matches)
     new_deals = sum(len(match.deals) for match in report.new)
     if queries.count_deals(owner) + new_deals > MAX_DEALS_PER_BROWSER:
@@ -308,39 +341,18 @@ def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
             ),
             most=MAX_MATCHES,
         )
-    batch: list[ImportedMatch] = []
-    size = 0
-    for match in report.new:
-        batch.append(match)
-        size += len(match.deals) + 1
-        if size >= BATCH_DEALS:
-            _store(owner=owner, matches=batch)
-            batch, size = [], 0
-    if batch:
-        _store(owner=owner, matches=batch)
+    for start in range(0, len(report.new), BATCH_MATCHES):
+        _insert(owner=owner, matches=report.new[start : start + BATCH_MATCHES])
+    db.session.commit()
     return report
 
 
-def _store(*, owner: str, matches: list[ImportedMatch]) -> None:
-    for _attempt in range(3):
-        try:
-            _store_batch(owner=owner, matches=matches)
-            return
-        except IntegrityError:
-            # The same file imported at the same moment by another request: those
-            # matches are there now, and the next attempt leaves them out.
-            continue
-    raise Invalid(N_("The same matches were being imported at the same time; import again."))
-
-
-@writes
-def _store_batch(*, owner: str, matches: list[ImportedMatch]) -> None:
-    have = _present(owner, [match.uid for match in matches])
-    missing = [match for match in matches if match.uid not in have]
-    if not missing:
-        return
+def _insert(*, owner: str, matches: list[ImportedMatch]) -> None:
+    """Insert matches and their deals, not yet committed: two Core statements, each run
+    as a few multi-row INSERTs (SQLAlchemy's insertmanyvalues), not a row at a time."""
+    matches_table, deals_table = Match.__table__, Deal.__table__
     ids = db.session.execute(
-        insert(Match).returning(Match.id, sort_by_parameter_order=True),
+        insert(matches_table).returning(matches_table.c.id, sort_by_parameter_order=True),
         [
             {
                 "uid": match.uid,
@@ -352,9 +364,9 @@ def _store_batch(*, owner: str, matches: list[ImportedMatch]) -> None:
                 "created_at": match.created_at,
                 "played_at": match.played_at,
                 "won_by": match.won_by,
-                "rules": match.rules,
+                **match.rules.as_dict(),  # a column per house rule
             }
-            for match in missing
+            for match in matches
         ],
     ).scalars()
     rows = [
@@ -364,13 +376,13 @@ def _store_batch(*, owner: str, matches: list[ImportedMatch]) -> None:
             "player": deal.result.player,
             "outcome": deal.result.outcome.value,
             "points": deal.result.points,
-            "rules": deal.result.rules,
             "created_at": deal.created_at,
             "corrected_at": deal.corrected_at,
+            "request_id": None,
+            **deal.result.rules.as_dict(),
         }
-        for match_id, match in zip(ids, missing, strict=True)
+        for match_id, match in zip(ids, matches, strict=True)
         for number, deal in enumerate(match.deals, 1)
     ]
     if rows:
-        db.session.execute(insert(Deal), rows)
-    db.session.commit()
+        db.session.execute(insert(deals_table), rows)

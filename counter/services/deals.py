@@ -9,7 +9,7 @@ from counter import push, scoring
 from counter.models import Deal, Match, db, utcnow
 from counter.refusals import N_, Conflict, NotFound
 from counter.scoring import Outcome, Seat
-from counter.services import queries
+from counter.services import queries, spent
 from counter.services.devices import Holder
 from counter.services.matches import load_or_start, pin
 from counter.services.read_models import DealView, MatchView, deal_result, full_view, standing
@@ -125,7 +125,7 @@ def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) 
                     number=deal.number,
                 )
             return True
-    return False
+    return spent.request_spent(match_id=match.id, request_id=request_id)  # undone or deleted
 
 
 @writes
@@ -162,6 +162,7 @@ def undo_last_deal(
             number=number if number is not None else _number_of(match, request_id),
         )
     removed = full_view(match, earlier).deals[-1]  # type: ignore[index]
+    spent.spend_request(owner=owner, match_id=match.id, request_id=last.request_id)
     match.deals.remove(last)  # deleted on commit
     match.won_by = None  # only the last deal can have won the match: it is open again
     match.played_at = utcnow()
@@ -229,6 +230,7 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     removed = full_view(match, earlier).deals[number - 1]  # type: ignore[index]
     rest = [each for each in match.deals if each is not deal]
     after = scoring.replay([deal_result(each) for each in rest], match.target, match.names)
+    spent.spend_request(owner=owner, match_id=match.id, request_id=deal.request_id)
     match.deals.remove(deal)
     db.session.flush()  # the number is free before the later deals move into it
     # Two statements however many deals follow: out of the way past any number in use,

@@ -22,7 +22,10 @@ from sqlalchemy.orm import aliased
 
 from counter.models import Deal, Device, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, Gone
+from counter.services import erasure, spent
 from counter.services.devices import Holder, let_go, new_key
+from counter.services.matches import MAX_MATCHES_PER_BROWSER, TooManyMatches
+from counter.services.owner_lock import lock_owners
 from counter.services.transactions import writes
 
 LINK_LIFETIME = timedelta(minutes=15)
@@ -129,6 +132,15 @@ def use_device_link(*, token: str, device: Holder, bring_own: bool = False) -> s
     if owner != giver:
         home = device.home
         if bring_own:
+            lock_owners(owner, giver)  # no import or start adds to either meanwhile
+            if _count(owner) + _count(giver) > MAX_MATCHES_PER_BROWSER:
+                raise TooManyMatches(
+                    N_(
+                        "Together the two devices keep more than %(most)s matches. Continue "
+                        "without bringing this device's own along, or delete some first."
+                    ),
+                    most=MAX_MATCHES_PER_BROWSER,
+                )
             _move_matches(source=owner, target=giver)
             db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
         elif home is None and _count(owner):
@@ -212,5 +224,8 @@ def erase_everything(*, device: Holder) -> Erased:
         .where(Device.id == device.id)
         .values(owner=new_key(), home=None, match_id=None)
     )
+    for key in keys:
+        spent.forget_owner(owner=key)
     db.session.commit()
+    erasure.empty_the_log()
     return Erased(matches=matches.rowcount, deals=deals.rowcount)  # type: ignore[attr-defined]

@@ -12,9 +12,10 @@ from counter.models import Deal, Match, db, utcnow
 from counter.parsing import RuleChanges, changed_rules
 from counter.refusals import N_, Conflict
 from counter.scoring import Preset, Seat
-from counter.services import devices, queries, series
+from counter.services import devices, queries, series, spent
 from counter.services.defaults import default_names
 from counter.services.devices import Holder
+from counter.services.owner_lock import lock_owners
 from counter.services.queries import MatchNotFound, Summary
 from counter.services.read_models import MatchPage, MatchView, PlayerView, full_view, standing
 from counter.services.transactions import writes
@@ -126,8 +127,15 @@ def start_match(
     rules and target together. The same ``uid`` again (a retried or repeated
     request, a phone that started the match offline) answers the match it started.
     """
-    if uid is not None and (found := _with_uid(owner, uid)) is not None:
-        return found, False
+    lock_owners(owner)  # the cap below is counted by one writer of this browser at a time
+    asked = spent.settings_digest(
+        target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer
+    )
+    if uid is not None:
+        found = _with_uid(owner, uid)
+        spent.check_start(owner=owner, uid=uid, settings=asked, exists=found is not None)
+        if found is not None:
+            return found, False
     previous = None if device is None else shown_id(owner=owner, device=device)
     if queries.count(owner) >= MAX_MATCHES_PER_BROWSER:
         raise TooManyMatches(
@@ -160,6 +168,7 @@ def start_match(
     )
     if uid is not None:
         match.uid = uid
+        spent.spend_uid(owner=owner, uid=uid, settings=asked)
     db.session.add(match)
     try:
         db.session.flush()
@@ -277,6 +286,7 @@ def delete_match(*, owner: str, match_id: int) -> MatchView:
     """Delete one match with its deals (and so its share link); returns what was deleted."""
     match, earlier = queries.load(owner, match_id, for_update=True)
     deleted = full_view(match, earlier)
+    spent.spend_uid_of_deleted(owner=owner, uid=match.uid)
     db.session.execute(delete(Deal).where(Deal.match_id == match.id))
     db.session.execute(delete(Match).where(Match.id == match.id))
     db.session.commit()

@@ -1,0 +1,215 @@
+"""An import is whole or absent: caps counted inside its one transaction, every field checked."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from counter import import_size, parsing
+from counter.models import Match, db
+from counter.services import archive, matches
+from counter.services.matches import TooManyMatches
+
+from bulk import bulk_export, bulk_match
+from conftest import make_app
+
+
+def export_of(*matches: dict[str, object], **fields: object) -> dict[str, object]:
+    return {"format": "santase-counter", "version": 2, "matches": list(matches), **fields}
+
+
+def stored_matches(app: Flask) -> int:
+    with app.app_context():
+        return db.session.query(Match).count()
+
+
+def test_an_import_that_fails_half_way_stores_none_of_its_matches(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inserted = archive._insert
+    calls: list[int] = []
+
+    def fail_on_the_second_batch(**kwargs: object) -> None:
+        calls.append(1)
+        if len(calls) == 2:
+            raise ConnectionResetError("the connection was lost half-way")
+        inserted(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(archive, "_insert", fail_on_the_second_batch)
+    body = bulk_export(archive.BATCH_MATCHES + 1)
+    with pytest.raises(ConnectionResetError):
+        client.post("/api/import", data=body, content_type="application/json")
+    assert stored_matches(app) == 0
+
+
+def test_imports_at_once_into_one_browser_never_pass_the_cap(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(archive, "MAX_MATCHES", 20)
+    files = [
+        archive.read_document(bulk_export(10, first=100 * n)) for n in range(3)
+    ]  # three files of 10 matches each, 30 in all
+    answers: list[str] = []
+
+    def import_one(matches: list[archive.ImportedMatch]) -> None:
+        with app.app_context():
+            try:
+                archive.import_matches(owner="one-browser", matches=matches)
+                answers.append("stored")
+            except TooManyMatches:
+                answers.append("refused")
+
+    threads = [threading.Thread(target=import_one, args=(each,)) for each in files]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == ["refused", "stored", "stored"]
+    assert stored_matches(app) == 20
+
+
+@pytest.mark.parametrize(
+    "exported_at", [{"k" * 5: 0}, ["2026-11-30T18:00:00Z"], 17, "x" * 1000, "yesterday"]
+)
+def test_an_export_time_that_is_not_a_time_is_refused(
+    app: Flask, client: FlaskClient, exported_at: object
+) -> None:
+    response = client.post("/api/import", json=export_of(bulk_match(1), exported_at=exported_at))
+    assert response.status_code == 422
+    assert "When the file was exported" in response.json["error"]
+    assert stored_matches(app) == 0
+
+
+def test_an_unknown_field_of_the_file_is_refused(app: Flask, client: FlaskClient) -> None:
+    response = client.post("/api/import", json=export_of(bulk_match(1), notes={"k": 1}))
+    assert response.status_code == 422
+    assert stored_matches(app) == 0
+
+
+def test_the_largest_import_is_stored_whole(app: Flask, client: FlaskClient) -> None:
+    response = client.post("/api/import", data=bulk_export(), content_type="application/json")
+    assert response.status_code == 201
+    assert len(response.json["new"]) == archive.MAX_MATCHES
+    assert stored_matches(app) == archive.MAX_MATCHES
+
+
+def test_starts_and_imports_at_once_never_pass_the_cap(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(archive, "MAX_MATCHES", 12)
+    monkeypatch.setattr(matches, "MAX_MATCHES_PER_BROWSER", 12)
+    file = archive.read_document(bulk_export(8))
+    answers: list[str] = []
+
+    def run(work: Callable[[], object]) -> None:
+        with app.app_context():
+            try:
+                work()
+                answers.append("stored")
+            except TooManyMatches:
+                answers.append("refused")
+
+    def start() -> object:
+        return matches.start_match(owner="one-browser", uid=uuid.uuid4().hex)
+
+    threads = [
+        threading.Thread(
+            target=run, args=(lambda: archive.import_matches(owner="one-browser", matches=file),)
+        )
+    ] + [threading.Thread(target=run, args=(start,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answers) == 9
+    assert stored_matches(app) <= 12
+
+
+def test_an_import_that_waits_too_long_for_its_turn_answers_503_and_changes_nothing(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(import_size, "IMPORT_WAIT_SECONDS", 0.1)
+    with import_size._one_import:  # another import of this process is under way
+        response = client.post("/api/import", data=bulk_export(3), content_type="application/json")
+    assert response.status_code == 503
+    assert "nothing was changed" in response.json["error"]
+    assert stored_matches(app) == 0
+    again = client.post("/api/import", data=bulk_export(3), content_type="application/json")
+    assert again.status_code == 201
+
+
+@pytest.mark.parametrize("place", ["exported_at", "a match", "a deal", "the house rules"])
+def test_a_file_with_far_more_keys_than_an_export_is_refused_unread(
+    app: Flask, client: FlaskClient, place: str
+) -> None:
+    many = {f"key {n}": n for n in range(archive.MOST_KEYS + 1)}
+    match = bulk_match(1)
+    document = export_of(match)
+    if place == "exported_at":
+        document["exported_at"] = many
+    elif place == "a match":
+        match.update(many)
+    elif place == "a deal":
+        match["deals"][0].update(many)  # type: ignore[index]
+    else:
+        match["rules"] = {**match["rules"], **many}  # type: ignore[dict-item]
+    response = client.post("/api/import", json=document)
+    assert response.status_code == 413
+    assert "far more than an export" in response.json["error"]
+    assert stored_matches(app) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "most", "within"),
+    [
+        ('{"a": 1, "b": 2}', 2, True),
+        ('{"a": 1, "b": 2}', 1, False),
+        ('[{"a": 1}, {"a": 2}, {"a": 3}]', 1, True),  # one key, three times
+        ('[{"a": 1}, {"b": 2}]', 1, False),  # two keys, one in each object
+        ('{"a \\" :": "b", "c": ["d", "e"]}', 2, True),  # quotes, colons in strings
+        ('{"a"\n :1, "b" : 2, "c":3}', 2, False),  # a colon after spaces
+    ],
+)
+def test_different_keys_are_counted_without_parsing(text: str, most: int, within: bool) -> None:
+    assert parsing.keys_within(text, most) is within
+    assert parsing.keys_within(text.encode("utf-16"), most) is within
+
+
+def test_an_import_that_cannot_get_the_write_lock_answers_503_and_stores_nothing(
+    app: Flask,
+) -> None:
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    impatient = make_app(url, WRITE_LOCK_TIMEOUT_MS=100)
+    holder = hold_the_tables(url)
+    try:
+        response = impatient.test_client().post(
+            "/api/import", data=bulk_export(3), content_type="application/json"
+        )
+    finally:
+        holder.rollback()
+        holder.close()
+    assert response.status_code == 503
+    assert "nothing was changed" in response.json["error"]
+    assert stored_matches(app) == 0
+    with impatient.app_context():
+        db.engine.dispose()
+
+
+def hold_the_tables(database_url: str) -> Any:
+    """Another connection that holds the lock every write needs, and keeps it."""
+    if database_url.startswith("sqlite"):
+        holder = sqlite3.connect(database_url.removeprefix("sqlite:///"), isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        return holder
+    import psycopg
+
+    holder = psycopg.connect(database_url.replace("+psycopg", ""))
+    holder.execute("LOCK TABLE match IN EXCLUSIVE MODE")
+    return holder

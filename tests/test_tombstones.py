@@ -1,0 +1,75 @@
+"""Once used, always used: a request id or a match uid stays spent after an undo or a
+delete, so a late duplicate records nothing; a uid sent again with other settings is refused."""
+
+from __future__ import annotations
+
+from flask.testing import FlaskClient
+
+from helpers import api_deal, api_start
+
+UID = "c" * 32
+
+
+def deal_count(client: FlaskClient, match_id: int) -> int:
+    return len(client.get(f"/api/matches/{match_id}").json["deals"])
+
+
+def test_a_late_duplicate_of_an_undone_deal_records_nothing(client: FlaskClient) -> None:
+    match = api_start(client)
+    assert api_deal(client, match["id"], 1, "normal", request_id="tap-1").status_code == 201
+    assert client.delete(f"/api/matches/{match['id']}/deals/last").status_code == 200
+    late = api_deal(client, match["id"], 1, "normal", request_id="tap-1")
+    assert late.status_code == 200
+    assert late.json["deals"] == []
+    assert deal_count(client, match["id"]) == 0
+
+
+def test_a_late_duplicate_of_a_deleted_deal_records_nothing(client: FlaskClient) -> None:
+    match = api_start(client)
+    api_deal(client, match["id"], 1, "normal", request_id="tap-1")
+    api_deal(client, match["id"], 2, "normal", request_id="tap-2")
+    assert client.delete(f"/api/matches/{match['id']}/deals/1").status_code == 200
+    late = api_deal(client, match["id"], 1, "normal", request_id="tap-1")
+    assert late.status_code == 200
+    assert deal_count(client, match["id"]) == 1
+
+
+def test_a_request_id_is_spent_in_its_own_match_only(client: FlaskClient) -> None:
+    first, second = api_start(client), api_start(client)
+    api_deal(client, first["id"], 1, "normal", request_id="tap-1")
+    client.delete(f"/api/matches/{first['id']}/deals/last")
+    assert api_deal(client, second["id"], 1, "normal", request_id="tap-1").status_code == 201
+
+
+def test_a_start_with_a_deleted_matchs_uid_starts_nothing(client: FlaskClient) -> None:
+    match = api_start(client, uid=UID, target=7)
+    assert client.delete(f"/api/matches/{match['id']}").status_code == 204
+    late = client.post("/api/matches", json={"uid": UID, "target": 7})
+    assert late.status_code == 409
+    assert "deleted" in late.json["error"]
+    assert client.get("/api/matches").json["matches"] == []
+
+
+def test_the_same_uid_with_other_settings_is_refused(client: FlaskClient) -> None:
+    match = api_start(client, uid=UID, target=7, players=["Ivan", "Maria"])
+    refused = client.post("/api/matches", json={"uid": UID, "target": 15})
+    assert refused.status_code == 409
+    assert "other settings" in refused.json["error"]
+    assert client.get(f"/api/matches/{match['id']}").json["target"] == 7
+
+
+def test_the_same_start_again_answers_the_match_as_it_is(client: FlaskClient) -> None:
+    match = api_start(client, uid=UID, target=7)
+    api_deal(client, match["id"], 1, "normal")
+    again = client.post("/api/matches", json={"uid": UID, "target": 7})
+    assert again.status_code == 200
+    assert again.json["id"] == match["id"]
+    assert len(again.json["deals"]) == 1
+
+
+def test_another_browser_may_use_the_same_uid(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    match = api_start(client, uid=UID)
+    client.delete(f"/api/matches/{match['id']}")
+    assert other_client.post("/api/matches", json={"uid": UID}).status_code == 201
