@@ -346,10 +346,11 @@ def wrk(
         )
         command += ["-s", str(script)]
         path = "/"
-    output = subprocess.run(
-        [*command, base + path], capture_output=True, text=True, check=True
-    ).stdout
-    return parse_wrk(output)
+    for _attempt in range(2):  # once more if wrk itself fails (a shared machine's hiccup)
+        finished = subprocess.run([*command, base + path], capture_output=True, text=True)
+        if finished.returncode == 0:
+            return parse_wrk(finished.stdout)
+    raise RuntimeError(f"wrk {base + path} failed: {finished.stderr or finished.stdout}")
 
 
 def parse_wrk(output: str) -> Run:
