@@ -1,8 +1,9 @@
 """The floor the counter is measured against: the least a Flask app on SQLite can do.
 
 ``GET /ping`` answers a constant; ``POST /deal`` inserts one row through
-Flask-SQLAlchemy into SQLite (WAL) and answers both players' sums in that match. Served by
-gunicorn exactly like the counter: ``gunicorn 'bench.floor:create_app()'``.
+Flask-SQLAlchemy into SQLite (WAL, ``synchronous=FULL`` like the counter) or PostgreSQL
+and answers both players' sums in that match. Served by gunicorn exactly like the
+counter: ``gunicorn 'bench.floor:create_app()'``.
 """
 
 from __future__ import annotations
@@ -30,19 +31,23 @@ class FloorDeal(db.Model):  # type: ignore[name-defined,misc]
     points: Mapped[int]
 
 
+def _durable_wal(connection: object, _record: object) -> None:
+    cursor = connection.cursor()  # type: ignore[attr-defined]
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")  # as durable as the counter
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
+
+
 def create_app() -> Flask:
     app = Flask(__name__)
-    app.config["SQLALCHEMY_DATABASE_URI"] = os.environ["FLOOR_DATABASE_URL"]
+    app.config["SQLALCHEMY_DATABASE_URI"] = os.environ["FLOOR_DATABASE_URL"].replace(
+        "postgresql://", "postgresql+psycopg://", 1
+    )
     db.init_app(app)
     with app.app_context():
-
-        @event.listens_for(db.engine, "connect")
-        def _wal(connection: object, _record: object) -> None:
-            cursor = connection.cursor()  # type: ignore[attr-defined]
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA busy_timeout=5000")
-            cursor.close()
-
+        if db.engine.dialect.name == "sqlite":
+            event.listen(db.engine, "connect", _durable_wal)
         db.create_all()
         db.engine.dispose()
 

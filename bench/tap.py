@@ -24,12 +24,11 @@ from typing import Any
 from playwright.sync_api import Page, sync_playwright
 from werkzeug.serving import make_server
 
-from bench.run import HERE, SECRET, machine
+from bench.run import HERE, SECRET, TAP_BEGIN, TAP_END, machine
 from counter import create_app
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-BEGIN, END = "<!-- tap-to-paint -->", "<!-- /tap-to-paint -->"
 CONDITIONS = [("loopback", None), ("300 ms latency", 300), ("2 s latency", 2000), ("offline", -1)]
 
 # Two clocks per tap: from the event's own time stamp (when the touch reached the
@@ -129,7 +128,7 @@ def measure(base: str, count: int) -> list[tuple[str, list[float]]]:
 
 def section(results: list[tuple[str, list[Any]]], count: int) -> str:
     lines = [
-        BEGIN,
+        TAP_BEGIN,
         "## Tap to paint",
         "",
         f"`python -m bench.tap`, {machine()}: Chromium at 390x844, {count} taps of *Win* per",
@@ -153,15 +152,15 @@ def section(results: list[tuple[str, list[Any]]], count: int) -> str:
             f"{percentile(stamped, 0.95):.1f} | {max(stamped):.1f} | "
             f"{statistics.median(seen):.1f} | {percentile(seen, 0.95):.1f} |"
         )
-    return "\n".join([*lines, END]) + "\n"
+    return "\n".join([*lines, TAP_END]) + "\n"
 
 
 def write(text: str, path: Path) -> None:
     """Put ``text`` in place of the section's markers in ``path``, or at its end."""
     old = path.read_text() if path.exists() else ""
-    if BEGIN in old and END in old:
-        before, rest = old.split(BEGIN, 1)
-        new = before + text.rstrip("\n") + rest.split(END, 1)[1]
+    if TAP_BEGIN in old and TAP_END in old:
+        before, rest = old.split(TAP_BEGIN, 1)
+        new = before + text.rstrip("\n") + rest.split(TAP_END, 1)[1]
     else:
         new = old.rstrip("\n") + "\n\n" + text
     path.write_text(new)

@@ -8,7 +8,12 @@ from typing import Any, TypeVar
 
 from flask import Blueprint, Response, request, url_for
 
-from counter import errors, i18n, limits, parsing
+from counter import answers, errors, i18n, limits, parsing, shapes
+
+# Every match this API answers with goes through match_answer: the whole match, or for a
+# deal, an undo or a settings change that asked for less (Prefer: return=minimal, ?since=N),
+# only what the client lacks (counter/answers.py).
+from counter.answers import match_answer as match_json
 from counter.browser import browser_key, ensure_browser_key, ensure_device, owner_of, this_device
 from counter.import_size import check_size
 from counter.parsing import NotJson
@@ -17,13 +22,15 @@ from counter.security import same_origin_only
 from counter.services import archive, deals, matches, sharing
 from counter.services.queries import MatchNotFound
 from counter.services.read_models import MatchView
-from counter.shapes import match_json, page_json, shared_json
+from counter.shapes import page_json, shared_json
 from counter.web import overtaken
 
 bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
 # JSON bodies cannot be sent cross-site without CORS, which this API does not
 # grant; a browser's Origin header settles the rest. Forms use CSRF tokens.
 bp.before_request(same_origin_only)
+bp.before_request(answers.read_preference)
+bp.after_request(answers.mark_preference)
 
 T = TypeVar("T")
 
@@ -194,7 +201,11 @@ def record_deal(
         )
     except deals.DealsChanged as changed:
         ask = overtaken.question(match=changed.match, after=after or 0, seat=seat, outcome=outcome)
-        body = {"error": i18n.explain(changed), "match": match_json(changed.match), "ask": ask}
+        body = {
+            "error": i18n.explain(changed),
+            "match": shapes.match_json(changed.match),
+            "ask": ask,
+        }
         return body, errors.status_of(changed)
     # 200 tells a retrying client that its deal was already there.
     return _created(match) if recorded else match_json(match)

@@ -188,7 +188,7 @@ class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
 
 
 def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
-    """How long a write waits for a lock; and on SQLite, WAL and explicit BEGINs.
+    """How long a write waits for a lock; and on SQLite, WAL, durable commits and explicit BEGINs.
 
     A write that waits longer answers 503, try again (services.transactions). On
     PostgreSQL that is ``lock_timeout`` for every connection. On SQLite, WAL, the
@@ -215,6 +215,9 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
         connection.isolation_level = None
         cursor = connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
+        # An fsync of the log at every commit: an acknowledged deal survives a power cut,
+        # not only a killed process (WAL's NORMAL would lose the last commits).
+        cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA secure_delete=ON")  # what is deleted is overwritten: erasure.py

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from counter import scoring
-from counter.services.read_models import MatchPage, MatchView
+from counter.services.read_models import DealView, MatchPage, MatchView
 from counter.timestamps import iso_utc
 
 
@@ -38,20 +39,36 @@ def match_json(match: MatchView) -> dict[str, Any]:
     else:
         body["dealer"] = match.dealer
         body["leader"] = scoring.leader(match.dealer)
-        body["deals"] = [
-            {
-                "number": deal.number,
-                "player": deal.player,
-                "outcome": deal.outcome.value,
-                "points": deal.points,
-                "scores": list(deal.scores),
-                "created_at": iso_utc(deal.created_at),
-                "corrected": deal.corrected,
-                "dealer": deal.dealer,
-                "request_id": deal.request_id,
-            }
-            for deal in match.deals
-        ]
+        body["deals"] = [deal_json(deal) for deal in match.deals]
+    return body
+
+
+def deal_json(deal: DealView) -> dict[str, Any]:
+    return {
+        "number": deal.number,
+        "player": deal.player,
+        "outcome": deal.outcome.value,
+        "points": deal.points,
+        "scores": list(deal.scores),
+        "created_at": iso_utc(deal.created_at),
+        "corrected": deal.corrected,
+        "dealer": deal.dealer,
+        "request_id": deal.request_id,
+    }
+
+
+def update_json(match: MatchView, *, since: int | None) -> dict[str, Any]:
+    """A match with its deals, shortened for a client that holds the first ``since`` of
+    them (none: all): the match's own fields, ``deal_count``, and the deals after those.
+
+    Deals are numbered 1, 2, … without gaps, so deal N is the Nth.
+    """
+    deals = match.deals or ()
+    summary = replace(match, deals=None)
+    body = match_json(summary)
+    body["dealer"] = match.dealer
+    body["leader"] = scoring.leader(match.dealer)
+    body["deals"] = [] if since is None else [deal_json(deal) for deal in deals[since:]]
     return body
 
 

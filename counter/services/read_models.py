@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -84,11 +85,18 @@ class MatchPage:
 
 def deal_result(deal: Deal) -> scoring.DealResult:
     """A stored deal as the rules see it."""
+    return _result(deal.player, deal.outcome, deal.points, deal.rules)
+
+
+@functools.lru_cache(maxsize=1024)
+def _result(player: int | None, outcome: str, points: int, rules: HouseRules) -> scoring.DealResult:
+    # Results are immutable and few (a player, an outcome, its points, a set of rules):
+    # one of each serves every deal, instead of one built per deal per read.
     return scoring.DealResult(
-        player=None if deal.player is None else parsing.seat(deal.player),
-        outcome=Outcome(deal.outcome),
-        points=deal.points,
-        rules=deal.rules,
+        player=None if player is None else parsing.seat(player),
+        outcome=Outcome(outcome),
+        points=points,
+        rules=rules,
     )
 
 

@@ -6,6 +6,7 @@ Outcomes are named here, once; the house rules and presets name themselves in
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from flask import g
@@ -108,7 +109,14 @@ def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: 
 
 
 def script_words() -> dict[str, Any]:
-    """What the page's script says, in the page's language."""
+    """What the page's script says, in the page's language (the same for every page in
+    it: built once per language and process; do not change what it returns)."""
+    return _script_words(i18n.current_language())
+
+
+@functools.cache
+def _script_words(_language: str) -> dict[str, Any]:
+    """The script's words, built in the request's language, which ``_language`` names."""
     return {
         "presets": {
             name: {"target": preset.target, "rules": preset.rules.as_dict()}
