@@ -88,7 +88,7 @@ class Ties(StrEnum):
     """Whether a deal that ends 65:65 is recorded."""
 
     NOT_RECORDED = "not_recorded"
-    NO_POINTS = "no_points"  # recorded: no points to anyone, and the same dealer deals again
+    NO_POINTS = "no_points"  # recorded: no points to anyone; who deals next is next_dealer's
 
 
 def _words(label: str, choices: Mapping[StrEnum, str]) -> dict[str, Any]:
@@ -150,7 +150,7 @@ class HouseRules:
             N_("Deal at 65:65"),
             {
                 Ties.NOT_RECORDED: N_("not recorded"),
-                Ties.NO_POINTS: N_("recorded with 0 points; the same player deals again"),
+                Ties.NO_POINTS: N_("recorded, 0 points"),
             },
         ),
     )
@@ -201,7 +201,7 @@ class HouseRules:
         """What a client needs to score a tap under these rules before the server answers.
 
         ``points`` holds only the outcomes these rules record; ``next_dealer`` says
-        who deals after a deal that someone won (after a tie the dealer stays).
+        who deals after a deal (a tie included: in turn, the deal passes on).
         """
         return {
             "points": {outcome.value: self.points(outcome) for outcome in self.outcomes},
@@ -393,10 +393,14 @@ def other(seat: Seat) -> Seat:
 
 
 def next_dealer(dealer: Seat, deal: DealResult) -> Seat:
-    """Who deals after ``deal``, by the rules it was recorded under; a tie changes nothing."""
-    if deal.player is None:
-        return dealer
-    return deal.player if deal.rules.next_dealer is NextDealer.WINNER else other(dealer)
+    """Who deals after ``deal``, by the rules it was recorded under.
+
+    In turn, the deal passes on after every deal, a tie too; otherwise the winner deals,
+    and after a tie (nobody won) the same player deals again.
+    """
+    if deal.rules.next_dealer is NextDealer.ALTERNATE:
+        return other(dealer)
+    return dealer if deal.player is None else deal.player
 
 
 def leader(dealer: Seat) -> Seat:

@@ -38,7 +38,7 @@ OUTCOME_HINTS = {
     Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("the same, and you had no trick at the closing"),
     Outcome.WRONG_CLAIM: lazy_gettext("the other player claimed 66 without having it"),
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("the same, and you had no trick yet"),
-    Outcome.TIE: lazy_gettext("65:65: nobody scores, the same player deals again"),
+    Outcome.TIE: lazy_gettext("65:65: nobody scores"),
 }
 
 
