@@ -116,9 +116,7 @@ class HouseRules:
         metadata=_words(
             N_("Failed close"),
             {
-                FailedClose.BY_TRICKS: N_(
-                    "2 or 3 – 3 if the other player had no trick at the closing"
-                ),
+                FailedClose.BY_TRICKS: N_("2 (3 if the opponent had no trick)"),
                 FailedClose.ALWAYS_3: N_("always 3"),
                 FailedClose.ALWAYS_2: N_("always 2"),
             },
@@ -130,7 +128,7 @@ class HouseRules:
             N_("Wrong 66"),
             {
                 WrongClaim.ALWAYS_2: N_("always 2"),
-                WrongClaim.BY_TRICKS: N_("2 or 3 – 3 if the other player had no trick yet"),
+                WrongClaim.BY_TRICKS: N_("2 (3 if the opponent had no trick)"),
             },
         ),
     )
@@ -311,6 +309,10 @@ class Standing:
     def shown_score(self) -> str:
         return f"{self.scores[0]}:{self.scores[1]}"
 
+    def score_of(self, winner: Seat) -> str:
+        """The score as the winner's result reads: "11:3", the winner's points first."""
+        return f"{self.score(winner)}:{self.score(other(winner))}"
+
     def after(self, deal: DealResult) -> "Standing":
         """The standing once ``deal`` is added; refused if the match is over."""
         winner = self.winner
@@ -318,7 +320,7 @@ class Standing:
             raise MatchFinished(
                 N_("The match is over: %(name)s won %(score)s. Start a new match to keep playing."),
                 name=self.name(winner),
-                score=self.shown_score,
+                score=self.score_of(winner),
             )
         first, second = self.scores
         if deal.player == 1:
@@ -344,7 +346,7 @@ class Standing:
                     "that win back; confirm that you want to play on."
                 ),
                 name=self.name(winner),
-                score=self.shown_score,
+                score=self.score_of(winner),
                 target=target,
             )
         for seat in SEATS:

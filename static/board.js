@@ -14,10 +14,16 @@ export const $$ = (selector, within = root) => [...within.querySelectorAll(selec
 const outcomeName = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
 const receives = (match, deal) => fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
 
-// "+2 Иван · Schneider", or a tie's name.
+// "+2 Иван · Schneider", or "±0 Tie".
 export function describe(match, deal) {
-  if (!deal.player) return outcomeName(deal.outcome);
+  if (!deal.player) return `${words.noPoints} ${outcomeName(deal.outcome)}`;
   return fill(words.dealNote, { receives: receives(match, deal), outcome: outcomeName(deal.outcome) });
+}
+
+// The winner's name and "11:3", the winner's points first, as a result is said.
+export function wonBy(match) {
+  const winner = match.players[match.winner - 1];
+  return { name: winner.name, score: `${winner.score}:${match.players[2 - match.winner].score}` };
 }
 
 export function announce(match) {
@@ -112,8 +118,7 @@ export function draw() {
   root.classList.toggle("fresh", match.deals.length === 0);
   root.classList.toggle("over", match.finished);
   drawPlayers(match);
-  $("[data-result]").textContent = match.finished
-    ? fill(words.wins, { name: match.players[match.winner - 1].name, score }) : "";
+  $("[data-result]").textContent = match.finished ? fill(words.wins, wonBy(match)) : "";
   $(".result").hidden = !match.finished;
   $(".result [name=target]").value = match.target;
   $(".result button").textContent = fill(words.newMatch, { target: match.target });
@@ -179,7 +184,8 @@ export const told = () => { refusals = []; };
 // Every change the server refused, until the player's next change.
 export function refused(change, error) {
   const reason = error instanceof Gone ? words.gone : error.message;
-  refusals.push(fill(words.refused, { tap: change.label ?? words.started, reason }));
+  const template = change.kind === "settings" ? words.notChanged : words.refused;
+  refusals.push(fill(template, { tap: change.label ?? words.started, reason }));
   notify(refusals.join(" "), { error: true });
 }
 

@@ -2,7 +2,7 @@
 // does. This file holds what each button does; outbox.js keeps and sends the changes
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
-import { $, $$, announce, ask, describe, draw, drawSync, fade, failed, fill, notify, refused, root, told, words } from "./board.js";
+import { $, $$, announce, ask, describe, draw, drawSync, fade, failed, fill, notify, refused, root, told, wonBy, words } from "./board.js";
 import * as outbox from "./outbox.js";
 
 const { enqueue, matchUid, newId, view } = outbox;
@@ -27,15 +27,19 @@ function tapDeal(player, outcome) {
   const now = performance.now();
   const key = `${player}:${outcome}`;
   const again = lastTap.key === key && now - lastTap.at < SAME_TAP_MS;
-  lastTap = { key, at: now };
-  if (again) return; // the same tap: already in the outbox
+  lastTap = { key, at: now, said: lastTap.said };
+  if (again) { // already in the outbox; said, so that a player who meant two deals knows
+    notify(`${words.sameTap} ${lastTap.said}`, { undo: undoLast });
+    return;
+  }
   lastChange = now;
   const match = matchUid();
   const seat = player ? Number(player) : null;
   const before = view();
   const label = describe(before, { player: seat, outcome, points: before.outcomes[outcome].points });
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), label });
-  notify(`${label}. ${announce(view())}`, { undo: undoLast });
+  lastTap.said = `${label}. ${announce(view())}`;
+  notify(lastTap.said, { undo: undoLast });
 }
 
 function undoLast() {
@@ -52,8 +56,9 @@ function undoLast() {
   notify(`${fill(words.undone, { number: deal.number, note })} ${announce(view())}`);
 }
 
-function changeSettings(settings, message) {
-  change({ kind: "settings", match: matchUid(), ...settings, label: message });
+// `what` names the change if the server refuses it ("Match to 7"); `message` says it is made.
+function changeSettings(settings, message, what) {
+  change({ kind: "settings", match: matchUid(), ...settings, label: what });
   notify(message);
 }
 
@@ -65,27 +70,29 @@ const handlers = {
     const shown = view();
     let play_on;
     if (shown.finished) {
-      const winner = shown.players[shown.winner - 1];
-      const question = fill(words.confirmPlayOn, { name: winner.name, score: `${shown.players[0].score}:${shown.players[1].score}`, target });
+      const question = fill(words.confirmPlayOn, { ...wonBy(shown), target });
       if (!(await ask(question, fill(words.playOn, { target })))) return;
       play_on = true;
     }
-    changeSettings({ target, play_on }, fill(words.targetNow, { target }));
+    changeSettings({ target, play_on }, fill(words.targetNow, { target }), `${$("#target-label").textContent} ${target}`);
   },
-  // Names go as typed: the server tidies them, and its answer shows the result.
+  // Names go as typed: the server tidies them, and its answer shows the result. Enter in
+  // a name field both changes it and submits the form: the second time nothing is new.
   names(form) {
     const players = [form.elements.player1.value, form.elements.player2.value];
-    changeSettings({ players }, fill(words.namesSaved, { first: players[0], second: players[1] }));
+    if (players.every((name, index) => name === view().players[index].name)) return;
+    changeSettings({ players }, fill(words.namesSaved, { first: players[0], second: players[1] }), players.join(" – "));
   },
   dealer(_form, button) {
     const seat = Number(button.value);
-    changeSettings({ first_dealer: seat }, fill(words.dealerSaved, { name: view().players[seat - 1].name }));
+    const name = view().players[seat - 1].name;
+    changeSettings({ first_dealer: seat }, fill(words.dealerSaved, { name }), `${button.textContent}: ${name}`);
   },
   rules(form) {
     const preset = words.presets[form.elements.preset.value];
     const rules = {};
     for (const name of outbox.state.rules.rule_names) rules[name] = form.elements[name].value;
-    changeSettings(preset ?? { rules }, words.rulesSaved);
+    changeSettings(preset ?? { rules }, words.rulesSaved, $("legend", form).textContent);
     form.elements.preset.value = "";
   },
   async new(form) {

@@ -232,7 +232,7 @@ def test_a_whole_match_to_11_by_taps_without_a_reload(page: Page) -> None:
         tap(page, seat, outcome)
         expect(score(page, seat)).not_to_have_text(before)
     tap(page, 1, "schneider")
-    expect(page.locator("[data-result]")).to_have_text("Ivan wins the match 11:3")
+    expect(page.locator("[data-result]")).to_have_text("Ivan won the match 11:3")
     expect(page.locator(".record")).to_be_hidden()  # the buttons fold into the result
     expect(page.locator(".result button")).to_have_text("New match to 11")
     expect(page.locator('.player[data-seat="1"] [data-games]')).to_have_text("1")
@@ -380,7 +380,7 @@ def test_targets_a_score_has_reached_are_off_and_playing_on_asks_first(page: Pag
     expect(page.locator(".targets button[value='7']")).to_have_attribute("aria-pressed", "true")
     for _ in range(3):
         tap(page, 1, "schwarz")
-    expect(page.locator("[data-result]")).to_have_text("Ivan wins the match 9:0")
+    expect(page.locator("[data-result]")).to_have_text("Ivan won the match 9:0")
     expect(page.locator(".targets button[value='7']")).to_be_disabled()
     page.locator(".targets button[value='11']").click()
     dialog = page.locator("dialog.ask")

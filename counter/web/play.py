@@ -49,7 +49,7 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
         # back button, retry) records its deal, or starts its new match, once.
         request_id=secrets.token_urlsafe(16),
         new_uid=uuid.uuid4().hex,
-        error=None if error is None else i18n.explain(error),
+        error=None if error is None else words.explain(error),
         words=words.script_words(),
         state=state,
         plain_http=plain_http(),
