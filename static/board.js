@@ -152,24 +152,16 @@ export function drawSync() {
 let refusals = []; // the changes the server refused since the player's last change
 let notifyTimer = null;
 
-// What the last tap did, with its Undo, or what went wrong. It never moves a button; a
-// confirmation leaves by itself after a few seconds, a refusal or a note stays until the
-// next tap. A long one opens in full when tapped.
-export function notify(text, { error = false, undo = null, stays = false } = {}) {
+// What the last tap did, or what went wrong, on the line beside Undo. It never moves a
+// button; a confirmation leaves by itself after a few seconds, a refusal or a note stays
+// until the next tap. A long one opens in full when tapped.
+export function notify(text, { error = false, stays = false } = {}) {
   const box = $("[data-status]");
   const message = document.createElement("p");
   message.className = error ? "message error" : stays ? "message stays" : "message";
   const line = document.createElement("span");
   line.textContent = text;
   message.append(line);
-  if (undo) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "inline-undo";
-    button.textContent = words.undo;
-    button.addEventListener("click", undo);
-    message.append(" ", button);
-  }
   box.replaceChildren(message);
   fade(box);
 }
@@ -193,14 +185,4 @@ export function failed() {
   const error = trouble.tap ?? trouble.sync;
   notify(fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) }), { error: true });
   drawSync();
-}
-
-// A confirmation in the page, for a step that is not taken back in one tap (ask.js, loaded
-// when first needed); the browser's own if that cannot be loaded (offline over plain http).
-export async function ask(text, yes) {
-  try {
-    return (await import("./ask.js")).ask(text, yes, words.cancel);
-  } catch {
-    return window.confirm(text);
-  }
 }

@@ -2,7 +2,7 @@
 // does. This file holds what each button does; outbox.js keeps and sends the changes
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
-import { $, $$, announce, ask, describe, draw, drawSync, fade, failed, fill, notify, refused, root, told, wonBy, words } from "./board.js";
+import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, notify, refused, root, told, words } from "./board.js";
 import * as outbox from "./outbox.js";
 
 const { enqueue, matchUid, newId, view } = outbox;
@@ -21,6 +21,7 @@ function change(each) {
   told();
   enqueue(each);
   loadSwitches().catch(() => {}); // offline: with the next change
+  loadSettings().catch(() => {});
 }
 
 function tapDeal(player, outcome) {
@@ -29,7 +30,7 @@ function tapDeal(player, outcome) {
   const again = lastTap.key === key && now - lastTap.at < SAME_TAP_MS;
   lastTap = { key, at: now, said: lastTap.said };
   if (again) { // already in the outbox; said, so that a player who meant two deals knows
-    notify(`${words.sameTap} ${lastTap.said}`, { undo: undoLast });
+    notify(`${words.sameTap} ${lastTap.said}`);
     return;
   }
   lastChange = now;
@@ -39,7 +40,7 @@ function tapDeal(player, outcome) {
   const label = describe(before, { player: seat, outcome, points: before.outcomes[outcome].points });
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), label });
   lastTap.said = `${label}. ${announce(view())}`;
-  notify(lastTap.said, { undo: undoLast });
+  notify(lastTap.said);
 }
 
 function undoLast() {
@@ -56,61 +57,28 @@ function undoLast() {
   notify(`${fill(words.undone, { number: deal.number, note })} ${announce(view())}`);
 }
 
-// `what` names the change if the server refuses it ("Match to 7"); `message` says it is made.
-function changeSettings(settings, message, what) {
-  change({ kind: "settings", match: matchUid(), ...settings, label: what });
-  notify(message);
-}
+// The settings (settings.js) are needed only sometimes: the file loads with the first change
+// or the first setting tapped, and makes its changes here.
+const tap = {
+  change,
+  tooSoon,
+  started() {
+    lastTap = { key: null, at: -Infinity };
+    lastChange = performance.now();
+  },
+};
+let settings = null;
+const loadSettings = () => (settings ??= import("./settings.js").catch((error) => { settings = null; throw error; }));
+const setting = (name) => (form, button) => loadSettings().then((module) => module[name](form, button, tap));
 
 const handlers = {
   deal: (form, button) => tapDeal(form.elements.player.value, button.value),
   undo: () => undoLast(),
-  async target(_form, button) {
-    const target = Number(button.value);
-    const shown = view();
-    let play_on;
-    if (shown.finished) {
-      const question = fill(words.confirmPlayOn, { ...wonBy(shown), target });
-      if (!(await ask(question, fill(words.playOn, { target })))) return;
-      play_on = true;
-    }
-    changeSettings({ target, play_on }, fill(words.targetNow, { target }), `${$("#target-label").textContent} ${target}`);
-  },
-  // Names go as typed: the server tidies them, and its answer shows the result. Enter in
-  // a name field both changes it and submits the form: the second time nothing is new.
-  names(form) {
-    const players = [form.elements.player1.value, form.elements.player2.value];
-    if (players.every((name, index) => name === view().players[index].name)) return;
-    changeSettings({ players }, fill(words.namesSaved, { first: players[0], second: players[1] }), players.join(" – "));
-  },
-  dealer(_form, button) {
-    const seat = Number(button.value);
-    const name = view().players[seat - 1].name;
-    changeSettings({ first_dealer: seat }, fill(words.dealerSaved, { name }), `${button.textContent}: ${name}`);
-  },
-  rules(form) {
-    const preset = words.presets[form.elements.preset.value];
-    const rules = {};
-    for (const name of outbox.state.rules.rule_names) rules[name] = form.elements[name].value;
-    changeSettings(preset ?? { rules }, words.rulesSaved, $("legend", form).textContent);
-    form.elements.preset.value = "";
-  },
-  async new(form) {
-    if (tooSoon()) return;
-    const shown = view();
-    if (shown.deals.length && !shown.finished) {
-      const match = `${shown.players[0].name} – ${shown.players[1].name} ${shown.players[0].score}:${shown.players[1].score}`;
-      if (!(await ask(fill(words.confirmNew, { match }), words.startNew))) return;
-    }
-    const data = new FormData(form);
-    const preset = words.presets[data.get("preset")];
-    const start = { kind: "start", uid: newId(), target: Number(data.get("target")), first_dealer: shown.dealer };
-    change({ ...start, ...(preset ?? {}), label: words.started });
-    lastTap = { key: null, at: -Infinity };
-    lastChange = performance.now();
-    notify(fill(words.startedTo, { target: view().target }));
-    form.reset?.();
-  },
+  target: setting("target"),
+  names: setting("names"),
+  dealer: setting("dealer"),
+  rules: setting("rules"),
+  new: setting("start"),
 };
 
 // --- the screen stays awake during a match (only in a secure context) -----------------------------

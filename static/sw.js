@@ -3,7 +3,7 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v4";
+const SHELL = "santase-shell-v5";
 const ASSETS = [
   "/",
   "/static/counter.css",
@@ -13,6 +13,9 @@ const ASSETS = [
   "/static/standing.js",
   "/static/ask.js",
   "/static/display.js",
+  "/static/settings.js",
+  "/words/bg.json",
+  "/words/en.json",
   "/static/icon.svg",
   "/static/icon-192.png",
   "/manifest.webmanifest",
@@ -68,7 +71,7 @@ self.addEventListener("fetch", (event) => {
     caches.match(request).then((hit) => {
       const fresh = fetch(request)
         .then((response) => {
-          if (response.ok && url.pathname.startsWith("/static/")) {
+          if (response.ok && /^\/(static|words)\//.test(url.pathname)) {
             const copy = response.clone();
             caches.open(SHELL).then((cache) => cache.put(request, copy));
           }

@@ -10,8 +10,8 @@ import secrets
 import uuid
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
-from flask_babel import gettext
+from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
+from flask_babel import force_locale, gettext
 from werkzeug.wrappers import Response
 
 from counter import i18n, limits, rulebook, shapes
@@ -106,6 +106,21 @@ def _refused_form(error: Refusal) -> str:
 def home() -> str:
     """The current match, or a blank one before this browser has recorded anything."""
     return render_home(shown_match())
+
+
+@bp.get("/words/<language>.json")
+def settings_words(language: str) -> Response:
+    """What the counter's settings say, in ``language`` (the page's): static/settings.js
+    loads it with its first use, as it is needed only sometimes. The language is in the
+    address, so that a kept copy (static/sw.js) never answers in the other one."""
+    if language not in i18n.LANGUAGES:
+        abort(404)
+    with force_locale(language):
+        g.pop("catalogue", None)  # i18n keeps the request's own catalogue
+        response = jsonify(words.settings_words())
+    g.pop("catalogue", None)
+    response.cache_control.no_cache = True
+    return response
 
 
 @bp.post("/deals")

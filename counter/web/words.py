@@ -121,26 +121,16 @@ def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: 
 
 
 def script_words() -> dict[str, Any]:
-    """What the page's script says, in the page's language."""
+    """What the page's script says from its first tap on, in the page's language."""
     return {
-        "presets": {
-            name: {"target": preset.target, "rules": preset.rules.as_dict()}
-            for name, preset in PRESETS.items()
-        },
         "receives": RECEIVES,
         "noPoints": NO_POINTS,
         "dealNote": DEAL_NOTE,
-        "undo": gettext("Undo"),
         "undone": gettext("Deal %(number)s undone: %(note)s."),
         "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
         "offline": gettext("Offline"),
         "wins": gettext("%(name)s won the match %(score)s"),
         "newMatch": gettext("New match to %(target)s"),
-        "startedTo": gettext("New match to %(target)s started."),
-        "targetNow": gettext("The match is now played to %(target)s."),
-        "namesSaved": gettext("Names saved: %(first)s and %(second)s."),
-        "rulesSaved": gettext("House rules saved; they count from the next deal."),
-        "dealerSaved": gettext("%(name)s deals first."),
         "correctDeal": gettext("Correct deal %(number)s"),
         "corrected": gettext("corrected"),
         "pending": gettext("not sent yet"),
@@ -156,6 +146,22 @@ def script_words() -> dict[str, Any]:
         "notChanged": gettext("Change not saved (%(tap)s): %(reason)s"),
         "sameTap": gettext("The same tap, counted once:"),
         "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
+        "started": gettext("New match"),  # a match the phone starts for its first change
+    }
+
+
+def settings_words() -> dict[str, Any]:
+    """What the counter's settings say (static/settings.js, loaded when first needed)."""
+    return {
+        "presets": {
+            name: {"target": preset.target, "rules": preset.rules.as_dict()}
+            for name, preset in PRESETS.items()
+        },
+        "startedTo": gettext("New match to %(target)s started."),
+        "targetNow": gettext("The match is now played to %(target)s."),
+        "namesSaved": gettext("Names saved: %(first)s and %(second)s."),
+        "rulesSaved": gettext("House rules saved; they count from the next deal."),
+        "dealerSaved": gettext("%(name)s deals first."),
         "confirmNew": gettext(
             "Start a new match? %(match)s stays in the history, unfinished, "
             "where you can continue it later."
@@ -166,7 +172,6 @@ def script_words() -> dict[str, Any]:
         ),
         "playOn": gettext("Play on to %(target)s"),
         "cancel": gettext("Cancel"),
-        "started": gettext("New match"),  # a match the phone starts for its first change
     }
 
 
