@@ -78,7 +78,7 @@ def test_undo_takes_back_the_last_deal_and_says_which(client: FlaskClient) -> No
 
 
 def test_undo_is_disabled_before_the_first_deal(client: FlaskClient) -> None:
-    assert "<button disabled>Undo last deal</button>" in text_of(client.get("/"))
+    assert '<button aria-label="Undo last deal" disabled>Undo</button>' in text_of(client.get("/"))
 
 
 def test_undo_with_nothing_to_undo_shows_the_page_with_a_message(client: FlaskClient) -> None:

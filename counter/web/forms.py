@@ -109,10 +109,12 @@ def confirm_page(
     fields: dict[str, str],
     button: str,
     back: str | None = None,
+    danger: bool = False,
 ) -> str:
     """A page that asks before a step that is not taken back in one tap (works without script).
 
     Its button posts ``fields`` again to ``action``, confirmed; Cancel goes ``back``.
+    ``danger``: the step deletes something, and its button looks it.
     """
     return render_template(
         "confirm.html",
@@ -122,4 +124,5 @@ def confirm_page(
         fields=fields,
         button=button,
         back=back,
+        danger=danger,
     )

@@ -50,6 +50,7 @@ def erase() -> Response | str:
             fields={},
             button=gettext("Erase everything"),
             back=url_for("privacy.privacy"),
+            danger=True,
         )
     erased = None if owner is None else keys.erase_everything(owner=owner)
     use_key(keys.new_key())
