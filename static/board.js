@@ -1,6 +1,6 @@
 // Drawing the match on the counter page, and the one line under the score that says what
 // the last tap did or what went wrong. The words come from the page, in its language.
-import { Gone, state, trouble, view } from "./outbox.js";
+import { state, trouble, view } from "./outbox.js";
 import { reached } from "./standing.js";
 
 export const root = document.getElementById("counter");
@@ -149,7 +149,7 @@ export function drawSync() {
 
 // --- the line under the score ---------------------------------------------------------------------
 
-let refusals = []; // the changes the server refused since the player's last change
+export const refusals = []; // the changes the server refused since the player's last change
 let notifyTimer = null;
 
 // What the last tap did, or what went wrong, on the line beside Undo. It never moves a
@@ -171,15 +171,14 @@ export function fade(box) {
   if (!$(".error, .stays", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
 }
 
-export const told = () => { refusals = []; };
+export const told = () => { refusals.length = 0; };
 
-// Every change the server refused, until the player's next change.
-export function refused(change, error) {
-  const reason = error instanceof Gone ? words.gone : error.message;
-  const template = change.kind === "settings" ? words.notChanged : words.refused;
-  refusals.push(fill(template, { tap: change.label ?? words.started, reason }));
-  notify(refusals.join(" "), { error: true });
-}
+// The words needed only sometimes (the settings', a refusal's), in the page's language:
+// fetched once, when first needed (kept by the service worker for use offline).
+let more = null;
+export const moreWords = () => (more ??= fetch(`/words/${document.documentElement.lang}.json`)
+  .then((response) => response.json())
+  .then((loaded) => Object.assign(words, loaded), (error) => { more = null; throw error; }));
 
 export function failed() {
   const error = trouble.tap ?? trouble.sync;

@@ -2,7 +2,7 @@
 // does. This file holds what each button does; outbox.js keeps and sends the changes
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
-import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, notify, refused, root, told, words } from "./board.js";
+import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, notify, root, told, words } from "./board.js";
 import * as outbox from "./outbox.js";
 
 const { enqueue, matchUid, newId, view } = outbox;
@@ -108,6 +108,8 @@ function redraw() {
 }
 
 document.body.classList.add("live");
+// A refusal's line (refusals.js) loads with the first refusal.
+const refused = (change, error) => import("./refusals.js").then((module) => module.refused(change, error)).catch(outbox.fail);
 Object.assign(outbox.show, { draw: redraw, refused, failed });
 outbox.load(JSON.parse(root.dataset.state), root.dataset.fresh === "1");
 redraw();

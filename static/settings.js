@@ -2,11 +2,12 @@
 // the house rules and a new match. Needed only sometimes, so counter.js loads this file
 // when a change is first made (or a setting first tapped) and hands it `tap`: how a
 // change is made there, and the same-tap guard.
-import { $, fill, notify, wonBy, words } from "./board.js";
+import { $, fill, moreWords, notify, wonBy, words } from "./board.js";
 import { matchUid, newId, state, view } from "./outbox.js";
 
-// The settings' words, in the page's language, join those the page brought.
-Object.assign(words, await (await fetch(`/words/${document.documentElement.lang}.json`)).json());
+await moreWords();
+// Its questions (ask.js) are drawn by the other pages' styles.
+document.head.append(Object.assign(document.createElement("link"), { rel: "stylesheet", href: "/static/pages.css" }));
 
 // A confirmation in the page, for a step that is not taken back in one tap (ask.js, loaded
 // when first needed); the browser's own if that cannot be loaded (offline over plain http).

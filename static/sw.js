@@ -7,6 +7,7 @@ const SHELL = "santase-shell-v5";
 const ASSETS = [
   "/",
   "/static/counter.css",
+  "/static/pages.css",
   "/static/counter.js",
   "/static/outbox.js",
   "/static/board.js",
@@ -14,6 +15,7 @@ const ASSETS = [
   "/static/ask.js",
   "/static/display.js",
   "/static/settings.js",
+  "/static/refusals.js",
   "/words/bg.json",
   "/words/en.json",
   "/static/icon.svg",

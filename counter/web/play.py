@@ -109,15 +109,15 @@ def home() -> str:
 
 
 @bp.get("/words/<language>.json")
-def settings_words(language: str) -> Response:
-    """What the counter's settings say, in ``language`` (the page's): static/settings.js
-    loads it with its first use, as it is needed only sometimes. The language is in the
-    address, so that a kept copy (static/sw.js) never answers in the other one."""
+def later_words(language: str) -> Response:
+    """What the counter's script says only sometimes (settings, refusals), in ``language``
+    (the page's): loaded with the first use. The language is in the address, so that a
+    kept copy (static/sw.js) never answers in the other one."""
     if language not in i18n.LANGUAGES:
         abort(404)
     with force_locale(language):
         g.pop("catalogue", None)  # i18n keeps the request's own catalogue
-        response = jsonify(words.settings_words())
+        response = jsonify(words.later_words())
     g.pop("catalogue", None)
     response.cache_control.no_cache = True
     return response

@@ -142,17 +142,18 @@ def script_words() -> dict[str, Any]:
         "scriptFailed": gettext(
             "this page hit an error (%(error)s). Reload it; the taps listed are kept."
         ),
-        "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
-        "notChanged": gettext("Change not saved (%(tap)s): %(reason)s"),
         "sameTap": gettext("The same tap, counted once:"),
-        "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
         "started": gettext("New match"),  # a match the phone starts for its first change
     }
 
 
-def settings_words() -> dict[str, Any]:
-    """What the counter's settings say (static/settings.js, loaded when first needed)."""
+def later_words() -> dict[str, Any]:
+    """What the page's script says only sometimes: its settings (static/settings.js) and the
+    server's refusals (static/refusals.js), loaded with the first of them."""
     return {
+        "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
+        "notChanged": gettext("Change not saved (%(tap)s): %(reason)s"),
+        "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
         "presets": {
             name: {"target": preset.target, "rules": preset.rules.as_dict()}
             for name, preset in PRESETS.items()
