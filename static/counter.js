@@ -2,7 +2,7 @@
 // does. This file holds what each button does; outbox.js keeps and sends the changes
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
-import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, notify, root, told, words } from "./board.js";
+import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
 import * as outbox from "./outbox.js";
 
 const { enqueue, matchUid, newId, view } = outbox;
@@ -30,7 +30,8 @@ function tapDeal(player, outcome) {
   const again = lastTap.key === key && now - lastTap.at < SAME_TAP_MS;
   lastTap = { key, at: now, said: lastTap.said };
   if (again) { // already in the outbox; said, so that a player who meant two deals knows
-    notify(`${words.sameTap} ${lastTap.said}`);
+    const said = lastTap.said;
+    moreWords().then(() => notify(`${words.sameTap} ${said}`), () => {});
     return;
   }
   lastChange = now;
@@ -54,7 +55,9 @@ function undoLast() {
     change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label });
   }
   lastTap = { key: null, at: -Infinity };
-  notify(`${fill(words.undone, { number: deal.number, note })} ${announce(view())}`);
+  // Its words came with the first change (offline where they could not: the score alone).
+  const score = announce(view());
+  moreWords().then(() => notify(`${fill(words.undone, { number: deal.number, note })} ${score}`), () => notify(score));
 }
 
 // The settings (settings.js) are needed only sometimes: the file loads with the first change
@@ -120,12 +123,16 @@ status.addEventListener("click", (event) => {
   if (event.target.closest(".message") && !event.target.closest("button")) event.target.closest(".message").classList.toggle("open");
 });
 // With the script, a name counts as soon as it is typed: no button to find first.
-for (const input of $$(".name-input")) input.addEventListener("change", () => handlers.names($("#names")));
+// Each tap makes its change after the one before it, even one waiting for settings.js: a
+// target tapped just before a deal counts first.
+let lastTurn = Promise.resolve();
+const inTurn = (run) => { lastTurn = lastTurn.then(run).catch(outbox.fail); };
+for (const input of $$(".name-input")) input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
 root.addEventListener("submit", (event) => {
   const handler = handlers[event.target.dataset.action];
   if (!handler) return;
   event.preventDefault();
-  Promise.resolve().then(() => handler(event.target, event.submitter)).catch(outbox.fail);
+  inTurn(() => handler(event.target, event.submitter));
 });
 window.addEventListener("error", (event) => outbox.fail(event.error ?? event.message));
 window.addEventListener("unhandledrejection", (event) => outbox.fail(event.reason));

@@ -126,7 +126,6 @@ def script_words() -> dict[str, Any]:
         "receives": RECEIVES,
         "noPoints": NO_POINTS,
         "dealNote": DEAL_NOTE,
-        "undone": gettext("Deal %(number)s undone: %(note)s."),
         "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
         "offline": gettext("Offline"),
         "wins": gettext("%(name)s won the match %(score)s"),
@@ -142,15 +141,17 @@ def script_words() -> dict[str, Any]:
         "scriptFailed": gettext(
             "this page hit an error (%(error)s). Reload it; the taps listed are kept."
         ),
-        "sameTap": gettext("The same tap, counted once:"),
-        "started": gettext("New match"),  # a match the phone starts for its first change
     }
 
 
 def later_words() -> dict[str, Any]:
-    """What the page's script says only sometimes: its settings (static/settings.js) and the
-    server's refusals (static/refusals.js), loaded with the first of them."""
+    """What the page's script says only sometimes: its settings (static/settings.js), the
+    server's refusals (static/refusals.js), what an undo or a second tap says; loaded with
+    the first change or refusal."""
     return {
+        "undone": gettext("Deal %(number)s undone: %(note)s."),
+        "sameTap": gettext("The same tap, counted once:"),
+        "started": gettext("New match"),  # a match the phone starts for its first change
         "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
         "notChanged": gettext("Change not saved (%(tap)s): %(reason)s"),
         "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
