@@ -3,6 +3,7 @@ every tap target is big enough for a finger, and what deletes looks it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -119,4 +120,29 @@ def test_a_second_tap_within_the_same_tap_is_shown(browser: Browser, server: str
     button(page, 1, "normal").click()
     expect(page.locator("[data-status]")).to_contain_text("The same tap, counted once")
     expect(page.locator(".deals tbody tr")).to_have_count(1)
+    context.close()
+
+
+def test_enter_in_a_name_field_renames_once(browser: Browser, server: str) -> None:
+    context = phone(browser, server)
+    page = context.new_page()
+    writes: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            writes.append(f"{request.method} {request.url}")
+            if request.method in {"POST", "PATCH"} and "/api/matches" in request.url
+            else None
+        ),
+    )
+    page.goto("/")
+    page.fill("#player1", "Ivan")
+    page.press("#player1", "Enter")  # the field's change, then the form's submit
+    expect(page.locator("[data-status]")).to_contain_text("Ivan")
+    expect(page.locator("[data-sync]")).not_to_have_class(re.compile("waiting"), timeout=15_000)
+    page.wait_for_function(
+        "() => !JSON.parse(localStorage.getItem('santase-counter')).outbox.length"
+    )
+    renames = [write for write in writes if write.startswith("PATCH")]
+    assert len(renames) == 1, writes
     context.close()
