@@ -88,8 +88,9 @@ def target(value: object) -> int:
     if whole(value) and value in TARGETS:
         return int(cast(float, value))
     raise Invalid(
-        N_("The target must be one of %(targets)s game points, not %(value)s."),
-        targets=", ".join(str(target) for target in TARGETS),
+        N_("The target must be %(targets)s or %(last)s game points, not %(value)s."),
+        targets=", ".join(str(target) for target in TARGETS[:-1]),
+        last=TARGETS[-1],
         value=as_sent(value),
     )
 
@@ -191,7 +192,7 @@ def deal_count(value: object) -> int:
 def flag(value: object, field: str) -> bool:
     """A JSON true or false."""
     if not isinstance(value, bool):
-        raise Invalid(N_("%(field)s must be true or false."), field=field)
+        raise Invalid(N_("The field %(field)s must be true or false."), field=field)
     return value
 
 

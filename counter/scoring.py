@@ -88,7 +88,7 @@ class Ties(StrEnum):
     """Whether a deal that ends 65:65 is recorded."""
 
     NOT_RECORDED = "not_recorded"
-    NO_POINTS = "no_points"  # recorded: no points to anyone, and the same dealer deals again
+    NO_POINTS = "no_points"  # recorded: no points to anyone; who deals next is next_dealer's
 
 
 def _words(label: str, choices: Mapping[StrEnum, str]) -> dict[str, Any]:
@@ -116,9 +116,7 @@ class HouseRules:
         metadata=_words(
             N_("Failed close"),
             {
-                FailedClose.BY_TRICKS: N_(
-                    "2 or 3 – 3 if the other player had no trick at the closing"
-                ),
+                FailedClose.BY_TRICKS: N_("2 (3 if the opponent had no trick)"),
                 FailedClose.ALWAYS_3: N_("always 3"),
                 FailedClose.ALWAYS_2: N_("always 2"),
             },
@@ -130,7 +128,7 @@ class HouseRules:
             N_("Wrong 66"),
             {
                 WrongClaim.ALWAYS_2: N_("always 2"),
-                WrongClaim.BY_TRICKS: N_("2 or 3 – 3 if the other player had no trick yet"),
+                WrongClaim.BY_TRICKS: N_("2 (3 if the opponent had no trick)"),
             },
         ),
     )
@@ -150,7 +148,7 @@ class HouseRules:
             N_("Deal at 65:65"),
             {
                 Ties.NOT_RECORDED: N_("not recorded"),
-                Ties.NO_POINTS: N_("recorded with 0 points; the same player deals again"),
+                Ties.NO_POINTS: N_("recorded, 0 points"),
             },
         ),
     )
@@ -201,7 +199,7 @@ class HouseRules:
         """What a client needs to score a tap under these rules before the server answers.
 
         ``points`` holds only the outcomes these rules record; ``next_dealer`` says
-        who deals after a deal that someone won (after a tie the dealer stays).
+        who deals after a deal (a tie included: in turn, the deal passes on).
         """
         return {
             "points": {outcome.value: self.points(outcome) for outcome in self.outcomes},
@@ -311,6 +309,10 @@ class Standing:
     def shown_score(self) -> str:
         return f"{self.scores[0]}:{self.scores[1]}"
 
+    def score_of(self, winner: Seat) -> str:
+        """The score as the winner's result reads: "11:3", the winner's points first."""
+        return f"{self.score(winner)}:{self.score(other(winner))}"
+
     def after(self, deal: DealResult) -> "Standing":
         """The standing once ``deal`` is added; refused if the match is over."""
         winner = self.winner
@@ -318,7 +320,7 @@ class Standing:
             raise MatchFinished(
                 N_("The match is over: %(name)s won %(score)s. Start a new match to keep playing."),
                 name=self.name(winner),
-                score=self.shown_score,
+                score=self.score_of(winner),
             )
         first, second = self.scores
         if deal.player == 1:
@@ -344,7 +346,7 @@ class Standing:
                     "that win back; confirm that you want to play on."
                 ),
                 name=self.name(winner),
-                score=self.shown_score,
+                score=self.score_of(winner),
                 target=target,
             )
         for seat in SEATS:
@@ -393,10 +395,14 @@ def other(seat: Seat) -> Seat:
 
 
 def next_dealer(dealer: Seat, deal: DealResult) -> Seat:
-    """Who deals after ``deal``, by the rules it was recorded under; a tie changes nothing."""
-    if deal.player is None:
-        return dealer
-    return deal.player if deal.rules.next_dealer is NextDealer.WINNER else other(dealer)
+    """Who deals after ``deal``, by the rules it was recorded under.
+
+    In turn, the deal passes on after every deal, a tie too; otherwise the winner deals,
+    and after a tie (nobody won) the same player deals again.
+    """
+    if deal.rules.next_dealer is NextDealer.ALTERNATE:
+        return other(dealer)
+    return dealer if deal.player is None else deal.player
 
 
 def leader(dealer: Seat) -> Seat:

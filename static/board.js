@@ -1,6 +1,6 @@
 // Drawing the match on the counter page, and the one line under the score that says what
 // the last tap did or what went wrong. The words come from the page, in its language.
-import { Gone, state, trouble, view } from "./outbox.js";
+import { state, trouble, view } from "./outbox.js";
 import { reached } from "./standing.js";
 
 export const root = document.getElementById("counter");
@@ -14,10 +14,16 @@ export const $$ = (selector, within = root) => [...within.querySelectorAll(selec
 const outcomeName = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
 const receives = (match, deal) => fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
 
-// "+2 Иван · Schneider", or a tie's name.
+// "+2 Иван · Schneider", or "±0 Tie".
 export function describe(match, deal) {
-  if (!deal.player) return outcomeName(deal.outcome);
+  if (!deal.player) return `${words.noPoints} ${outcomeName(deal.outcome)}`;
   return fill(words.dealNote, { receives: receives(match, deal), outcome: outcomeName(deal.outcome) });
+}
+
+// The winner's name and "11:3", the winner's points first, as a result is said.
+export function wonBy(match) {
+  const winner = match.players[match.winner - 1];
+  return { name: winner.name, score: `${winner.score}:${match.players[2 - match.winner].score}` };
 }
 
 export function announce(match) {
@@ -112,8 +118,7 @@ export function draw() {
   root.classList.toggle("fresh", match.deals.length === 0);
   root.classList.toggle("over", match.finished);
   drawPlayers(match);
-  $("[data-result]").textContent = match.finished
-    ? fill(words.wins, { name: match.players[match.winner - 1].name, score }) : "";
+  $("[data-result]").textContent = match.finished ? fill(words.wins, wonBy(match)) : "";
   $(".result").hidden = !match.finished;
   $(".result [name=target]").value = match.target;
   $(".result button").textContent = fill(words.newMatch, { target: match.target });
@@ -144,27 +149,19 @@ export function drawSync() {
 
 // --- the line under the score ---------------------------------------------------------------------
 
-let refusals = []; // the changes the server refused since the player's last change
+export const refusals = []; // the changes the server refused since the player's last change
 let notifyTimer = null;
 
-// What the last tap did, with its Undo, or what went wrong. It never moves a button; a
-// confirmation leaves by itself after a few seconds, a refusal or a note stays until the
-// next tap. A long one opens in full when tapped.
-export function notify(text, { error = false, undo = null, stays = false } = {}) {
+// What the last tap did, or what went wrong, on the line beside Undo. It never moves a
+// button; a confirmation leaves by itself after a few seconds, a refusal or a note stays
+// until the next tap. A long one opens in full when tapped.
+export function notify(text, { error = false, stays = false } = {}) {
   const box = $("[data-status]");
   const message = document.createElement("p");
   message.className = error ? "message error" : stays ? "message stays" : "message";
   const line = document.createElement("span");
   line.textContent = text;
   message.append(line);
-  if (undo) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "inline-undo";
-    button.textContent = words.undo;
-    button.addEventListener("click", undo);
-    message.append(" ", button);
-  }
   box.replaceChildren(message);
   fade(box);
 }
@@ -174,27 +171,17 @@ export function fade(box) {
   if (!$(".error, .stays", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
 }
 
-export const told = () => { refusals = []; };
+export const told = () => { refusals.length = 0; };
 
-// Every change the server refused, until the player's next change.
-export function refused(change, error) {
-  const reason = error instanceof Gone ? words.gone : error.message;
-  refusals.push(fill(words.refused, { tap: change.label ?? words.started, reason }));
-  notify(refusals.join(" "), { error: true });
-}
+// The words needed only sometimes (the settings', a refusal's), in the page's language:
+// fetched once, when first needed (kept by the service worker for use offline).
+let more = null;
+export const moreWords = () => (more ??= fetch(`/words/${document.documentElement.lang}.json`)
+  .then((response) => response.json())
+  .then((loaded) => Object.assign(words, loaded), (error) => { more = null; throw error; }));
 
 export function failed() {
   const error = trouble.tap ?? trouble.sync;
   notify(fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) }), { error: true });
   drawSync();
-}
-
-// A confirmation in the page, for a step that is not taken back in one tap (ask.js, loaded
-// when first needed); the browser's own if that cannot be loaded (offline over plain http).
-export async function ask(text, yes) {
-  try {
-    return (await (await import("./ask.js")).ask(text, yes, words.cancel)) === "yes";
-  } catch {
-    return window.confirm(text);
-  }
 }

@@ -2,7 +2,7 @@
 // does. This file holds what each button does; outbox.js keeps and sends the changes
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
-import { $, $$, announce, ask, describe, draw, drawSync, fade, failed, fill, notify, refused, root, told, words } from "./board.js";
+import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
 import * as outbox from "./outbox.js";
 
 const { enqueue, matchUid, newId, view } = outbox;
@@ -23,14 +23,19 @@ function change(each) {
   told();
   enqueue(each);
   loadSwitches().catch(() => {}); // offline: with the next change
+  loadSettings().catch(() => {});
 }
 
 function tapDeal(player, outcome) {
   const now = performance.now();
   const key = `${player}:${outcome}`;
   const again = lastTap.key === key && now - lastTap.at < SAME_TAP_MS;
-  lastTap = { key, at: now };
-  if (again) return; // the same tap: already in the outbox
+  lastTap = { key, at: now, said: lastTap.said };
+  if (again) { // already in the outbox; said, so that a player who meant two deals knows
+    const said = lastTap.said;
+    moreWords().then(() => notify(`${words.sameTap} ${said}`), () => {});
+    return;
+  }
   lastChange = now;
   const match = matchUid();
   const seat = player ? Number(player) : null;
@@ -42,7 +47,8 @@ function tapDeal(player, outcome) {
   const { lately } = outbox;
   const after = now - lately.at < SAME_DEAL_MS ? lately.before : before.deals.length;
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), after, label });
-  notify(`${label}. ${announce(view())}`, { undo: undoLast });
+  lastTap.said = `${label}. ${announce(view())}`;
+  notify(lastTap.said);
 }
 
 function undoLast() {
@@ -56,61 +62,33 @@ function undoLast() {
     change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label });
   }
   lastTap = { key: null, at: -Infinity };
-  notify(`${fill(words.undone, { number: deal.number, note })} ${announce(view())}`);
+  // Its words came with the first change (offline where they could not: the score alone).
+  const score = announce(view());
+  moreWords().then(() => notify(`${fill(words.undone, { number: deal.number, note })} ${score}`), () => notify(score));
 }
 
-function changeSettings(settings, message) {
-  change({ kind: "settings", match: matchUid(), ...settings, label: message });
-  notify(message);
-}
+// The settings (settings.js) are needed only sometimes: the file loads with the first change
+// or the first setting tapped, and makes its changes here.
+const tap = {
+  change,
+  tooSoon,
+  started() {
+    lastTap = { key: null, at: -Infinity };
+    lastChange = performance.now();
+  },
+};
+let settings = null;
+const loadSettings = () => (settings ??= import("./settings.js").catch((error) => { settings = null; throw error; }));
+const setting = (name) => (form, button) => loadSettings().then((module) => module[name](form, button, tap));
 
 const handlers = {
   deal: (form, button) => tapDeal(form.elements.player.value, button.value),
   undo: () => undoLast(),
-  async target(_form, button) {
-    const target = Number(button.value);
-    const shown = view();
-    let play_on;
-    if (shown.finished) {
-      const winner = shown.players[shown.winner - 1];
-      const question = fill(words.confirmPlayOn, { name: winner.name, score: `${shown.players[0].score}:${shown.players[1].score}`, target });
-      if (!(await ask(question, fill(words.playOn, { target })))) return;
-      play_on = true;
-    }
-    changeSettings({ target, play_on }, fill(words.targetNow, { target }));
-  },
-  // Names go as typed: the server tidies them, and its answer shows the result.
-  names(form) {
-    const players = [form.elements.player1.value, form.elements.player2.value];
-    changeSettings({ players }, fill(words.namesSaved, { first: players[0], second: players[1] }));
-  },
-  dealer(_form, button) {
-    const seat = Number(button.value);
-    changeSettings({ first_dealer: seat }, fill(words.dealerSaved, { name: view().players[seat - 1].name }));
-  },
-  rules(form) {
-    const preset = words.presets[form.elements.preset.value];
-    const rules = {};
-    for (const name of outbox.state.rules.rule_names) rules[name] = form.elements[name].value;
-    changeSettings(preset ?? { rules }, words.rulesSaved);
-    form.elements.preset.value = "";
-  },
-  async new(form) {
-    if (tooSoon()) return;
-    const shown = view();
-    if (shown.deals.length && !shown.finished) {
-      const match = `${shown.players[0].name} – ${shown.players[1].name} ${shown.players[0].score}:${shown.players[1].score}`;
-      if (!(await ask(fill(words.confirmNew, { match }), words.startNew))) return;
-    }
-    const data = new FormData(form);
-    const preset = words.presets[data.get("preset")];
-    const start = { kind: "start", uid: newId(), target: Number(data.get("target")), first_dealer: shown.dealer };
-    change({ ...start, ...(preset ?? {}), label: words.started });
-    lastTap = { key: null, at: -Infinity };
-    lastChange = performance.now();
-    notify(fill(words.startedTo, { target: view().target }));
-    form.reset?.();
-  },
+  target: setting("target"),
+  names: setting("names"),
+  dealer: setting("dealer"),
+  rules: setting("rules"),
+  new: setting("start"),
 };
 
 // --- the screen stays awake during a match (only in a secure context) -----------------------------
@@ -121,7 +99,7 @@ let wantAwake = false;
 async function keepAwake(want) {
   wantAwake = want;
   if (!("wakeLock" in navigator)) return;
-  if (want && !wakeLock && document.visibilityState === "visible") {
+  if (want && !wakeLock && visible()) {
     try {
       wakeLock = await navigator.wakeLock.request("screen");
       wakeLock.addEventListener("release", () => { wakeLock = null; });
@@ -145,13 +123,12 @@ let following = null;
 function follow(id) {
   if (id === following) return;
   source?.close();
-  source = null;
   following = id;
-  if (!id || !window.EventSource) return;
-  source = new EventSource(`/api/matches/${id}/events`);
+  source = id && new EventSource(`/api/matches/${id}/events`);
+  if (!id) return;
   source.onmessage = (event) => outbox.arrived(JSON.parse(event.data));
   source.addEventListener("gone", outbox.wakeUp); // deleted, or no longer this phone's
-  source.addEventListener("next", (event) => otherPhone().then((module) => module.offer(JSON.parse(event.data))));
+  source.addEventListener("next", (event) => otherPhone().then((module) => module.offer(event)));
 }
 
 const visible = () => document.visibilityState === "visible";
@@ -169,6 +146,8 @@ const otherPhone = () => import("./other-phone.js");
 const overtaken = (change, answer) => otherPhone().then((module) => module.settle(change, answer), () => {});
 
 document.body.classList.add("live");
+// A refusal's line (refusals.js) loads with the first refusal.
+const refused = (change, error) => import("./refusals.js").then((module) => module.refused(change, error)).catch(outbox.fail);
 Object.assign(outbox.show, { draw: redraw, refused, failed, overtaken });
 outbox.load(JSON.parse(root.dataset.state), root.dataset.fresh === "1");
 redraw();
@@ -179,12 +158,16 @@ status.addEventListener("click", (event) => {
   if (event.target.closest(".message") && !event.target.closest("button")) event.target.closest(".message").classList.toggle("open");
 });
 // With the script, a name counts as soon as it is typed: no button to find first.
-for (const input of $$(".name-input")) input.addEventListener("change", () => handlers.names($("#names")));
+// Each tap makes its change after the one before it, even one waiting for settings.js: a
+// target tapped just before a deal counts first.
+let lastTurn = Promise.resolve();
+const inTurn = (run) => { lastTurn = lastTurn.then(run).catch(outbox.fail); };
+for (const input of $$(".name-input")) input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
 root.addEventListener("submit", (event) => {
   const handler = handlers[event.target.dataset.action];
   if (!handler) return;
   event.preventDefault();
-  Promise.resolve().then(() => handler(event.target, event.submitter)).catch(outbox.fail);
+  inTurn(() => handler(event.target, event.submitter));
 });
 window.addEventListener("error", (event) => outbox.fail(event.error ?? event.message));
 window.addEventListener("unhandledrejection", (event) => outbox.fail(event.reason));

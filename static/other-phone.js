@@ -6,7 +6,8 @@ import { $ } from "./board.js";
 import * as outbox from "./outbox.js";
 
 // Another phone that showed this match started a new one: show it here too, if wanted.
-export function offer(next) {
+export function offer(event) {
+  const next = JSON.parse(event.data);
   const message = document.createElement("p");
   message.className = "message stays";
   const button = document.createElement("button");

@@ -94,8 +94,8 @@ export function matchUid() {
 
 // --- sending --------------------------------------------------------------------------------------
 
-// The counter said no: the change is dropped and named (`answer`: what the server said).
-class Refused extends Error { constructor(message, answer) { super(message); this.answer = answer; } }
+// The counter said no: the change is dropped and named (`cause`: what the server said).
+class Refused extends Error {}
 export class Gone extends Error {} // the match is no longer there
 class Unreachable extends Error {} // no answer from the counter: the change waits its turn
 
@@ -118,7 +118,7 @@ async function call(method, path, body) {
   if (response.ok || response.status >= 500 || response.status === 429 || answer?.error === undefined) {
     throw new Unreachable(answer?.error ?? response.statusText);
   }
-  throw new (response.status === 404 ? Gone : Refused)(answer.error, answer);
+  throw new (response.status === 404 ? Gone : Refused)(answer.error, { cause: answer });
 }
 
 function request(change) {
@@ -239,7 +239,7 @@ async function flushNow() {
       } catch (error) {
         if (!(error instanceof Refused || error instanceof Gone)) throw error;
         // Another phone recorded or undid a deal first: its player is asked (other-phone.js).
-        if (error.answer?.match) { show.overtaken(change, error.answer); break; }
+        if (error.cause?.match) { show.overtaken(change, error.cause); break; }
         refused(change, error);
         await refresh();
         continue;
@@ -261,17 +261,14 @@ async function flushNow() {
 }
 
 // The server's truth, when nothing is waiting to go: the match on the screen, wherever it
-// was played (another phone with the same matches included); once it is deleted, what the
-// server shows this phone instead.
+// was played (another phone with the same matches included); once it is deleted, a blank
+// match (what the server shows a new browser).
 async function refresh() {
   if (state.outbox.length || !state.match.id) return;
   const { version } = state;
   let answer;
   try {
-    answer = await call("GET", `/api/matches/${state.match.id}`).catch((error) => {
-      if (error instanceof Gone) return call("GET", "/api/matches/current");
-      throw error;
-    });
+    answer = await call("GET", `/api/matches/${state.match.id}`);
   } catch (error) {
     if (error instanceof Unreachable) return; // what this phone has stands
     if (!(error instanceof Gone)) throw error;

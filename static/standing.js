@@ -72,6 +72,9 @@ function settings(view, change, rules) {
     if (view.finished && !change.play_on) return view; // a won match goes on only when asked
   }
   if (change.first_dealer && view.deals.length && change.first_dealer !== view.first_dealer) return view;
+  // One name for both players is refused (the server tidies names further; it has the last word).
+  const [first, second] = (change.players ?? []).map((name) => name.trim());
+  if (first && first === second) return view;
   if (change.players) {
     const earlier = carried(view, change.players, rules, "earlier");
     view.players.forEach((player, index) => {

@@ -7,6 +7,7 @@ const SHELL = "santase-shell-v5";
 const ASSETS = [
   "/",
   "/static/counter.css",
+  "/static/pages.css",
   "/static/counter.js",
   "/static/outbox.js",
   "/static/board.js",
@@ -14,6 +15,10 @@ const ASSETS = [
   "/static/other-phone.js",
   "/static/ask.js",
   "/static/display.js",
+  "/static/settings.js",
+  "/static/refusals.js",
+  "/words/bg.json",
+  "/words/en.json",
   "/static/icon.svg",
   "/static/icon-192.png",
   "/manifest.webmanifest",
@@ -69,7 +74,7 @@ self.addEventListener("fetch", (event) => {
     caches.match(request).then((hit) => {
       const fresh = fetch(request)
         .then((response) => {
-          if (response.ok && url.pathname.startsWith("/static/")) {
+          if (response.ok && /^\/(static|words)\//.test(url.pathname)) {
             const copy = response.clone();
             caches.open(SHELL).then((cache) => cache.put(request, copy));
           }

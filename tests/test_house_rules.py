@@ -86,7 +86,7 @@ def test_the_wrong_claim_no_trick_button_appears_with_its_rule(client: FlaskClie
     page = client.get("/").get_data(as_text=True)
     assert f"{NO_TRICK_CLAIM}>" in page
     assert "House rules saved (" in page
-    assert "Wrong 66: 2 or 3 – 3 if the other player had no trick yet" in page
+    assert "Wrong 66: 2 (3 if the opponent had no trick)" in page
     assert "They count from the next deal; the deals recorded keep their points." in page
     match = client.get("/api/matches/current").json
     assert api_deal(client, match["id"], 2, "wrong_claim_no_trick").json["deals"][-1]["points"] == 3
@@ -158,7 +158,7 @@ def test_the_tie_button_records_a_tie_from_the_page(client: FlaskClient) -> None
     form = page_form(client)
     assert client.post("/deals", data={**form, "player": "", "outcome": "tie"}).status_code == 302
     page = client.get("/").get_data(as_text=True)
-    assert '<p class="message"><span>Tie</span></p>' in page
+    assert '<p class="message"><span>±0 Tie</span></p>' in page
     assert '<form method="post" action="/deals" class="tie" data-action="deal" >' in page
     assert [d["outcome"] for d in client.get("/api/matches/current").json["deals"]] == [
         "normal",

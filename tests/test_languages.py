@@ -106,10 +106,10 @@ def test_refusals_are_explained_in_bulgarian(bulgarian: FlaskClient) -> None:
     win_match(bulgarian, match["id"], player=1, target=7)
     response = api_deal(bulgarian, match["id"], 2, "normal")
     assert response.json == {
-        "error": "Играта приключи: Ivan спечели 9:0. Започнете нова игра, за да продължите."
+        "error": "Играта приключи: Ivan спечели с 9:0. Започнете нова игра, за да продължите."
     }
     page = submit(bulgarian, "/settings", match_id=str(match["id"]), target="15")
-    assert "Ivan вече спечели 9:0. Ако продължите до 15, тази победа отпада" in page.get_data(
+    assert "Ivan вече спечели с 9:0. Ако продължите до 15, тази победа отпада" in page.get_data(
         as_text=True
     )
 
@@ -185,3 +185,18 @@ def test_no_english_is_left_on_any_bulgarian_page(bulgarian: FlaskClient) -> Non
 
 def test_the_tour_would_catch_an_english_word(client: FlaskClient) -> None:
     assert "Points" in latin_words(client.get("/").get_data(as_text=True))
+
+
+def test_a_refused_form_names_house_rules_as_the_page_does(bulgarian: FlaskClient) -> None:
+    match = api_start(bulgarian)
+    page = submit(bulgarian, "/settings", match_id=str(match["id"]), failed_close="sometimes")
+    assert (
+        "Домашното правило „Неуспешно затваряне“ не може да е „sometimes“; изберете "
+        "„2 (3, ако другият е без взятка)“, „винаги 3“, „винаги 2“."
+    ) in page.get_data(as_text=True)
+
+
+def test_a_refused_first_dealer_speaks_of_the_first_deal(client: FlaskClient) -> None:
+    match = api_start(client)
+    page = submit(client, "/settings", match_id=str(match["id"]), first_dealer="3")
+    assert "The first deal goes to player 1 or 2." in page.get_data(as_text=True)

@@ -366,7 +366,99 @@ AGREES_ON = {
         ("deal", 1, S),
         ("undo",),
     ],
+    "under each player in turn a tie passes the deal on": [
+        ("preset", "sixty_six"),
+        (
+            "rules",
+            HouseRules(next_dealer=scoring.NextDealer.ALTERNATE, ties=scoring.Ties.NO_POINTS),
+        ),
+        ("deal", 1, Outcome.TIE),
+        ("deal", 2, Outcome.TIE),
+    ],
+    "a preset below the score is refused whole, its rules too": [
+        ("deal", 2, S),
+        ("deal", 2, S),
+        ("deal", 2, S),
+        ("preset", "sixty_six"),
+        ("deal", 1, Outcome.TIE),
+    ],
+    "a preset above the score takes its target and rules": [
+        ("deal", 1, S),
+        ("preset", "clubs"),
+        ("deal", 2, Outcome.NORMAL),
+    ],
+    "a preset after a won match is refused": [
+        ("target", 7),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("preset", "santase"),
+    ],
+    "a new match from a preset": [("deal", 1, S), ("new", "sixty_six", 11), ("deal", 2, S)],
+    "a rename keeps the series of the same names": [
+        ("target", 7),
+        ("deal", 2, S),
+        ("deal", 2, S),
+        ("deal", 2, S),
+        ("new", None, 7),
+        ("names", ("Maria", "Ivan")),
+        ("deal", 1, S),
+    ],
+    "seats swapped and swapped back keep the games": [
+        ("target", 7),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("deal", 1, S),
+        ("new", None, 7),
+        ("names", ("Maria", "Ivan")),
+        ("names", ("Ivan", "Maria")),
+        ("new", None, 7),
+        ("names", ("Maria", "Ivan")),
+    ],
+    "a rename to a name already playing is refused": [("names", ("Ivan", "Ivan"))],
 }
+
+
+# What a phone queued before it heard of another phone's change: the script folds its
+# queue over the match as the server now has it, as the server scores the queue on arrival.
+HEARD_LATE = {
+    "a deal queued under rules another phone changed since": (
+        [("rules", HouseRules(failed_close=scoring.FailedClose.ALWAYS_2))],
+        [("deal", 1, Outcome.FAILED_CLOSE_NO_TRICK)],
+    ),
+    "a tie queued before another phone stopped recording ties": (
+        [("rules", HouseRules())],
+        [("deal", 1, Outcome.TIE)],
+    ),
+    "a wrong 66 with no trick queued before the rule changed": (
+        [("rules", HouseRules(wrong_claim=scoring.WrongClaim.ALWAYS_2))],
+        [("deal", 2, Outcome.WRONG_CLAIM_NO_TRICK)],
+    ),
+    "a deal queued before another phone chose a preset below the score": (
+        [("deal", 1, S), ("deal", 1, S), ("deal", 1, S), ("preset", "sixty_six")],
+        [("deal", 2, S)],
+    ),
+}
+
+
+@pytest.mark.parametrize("runs", list(HEARD_LATE.values()), ids=list(HEARD_LATE))
+def test_a_queue_folded_over_another_phones_change_agrees_with_the_server(
+    script: Page, parity_app: Flask, runs: tuple[list[Any], list[Any]]
+) -> None:
+    elsewhere, queued_here = runs
+    every_rule = HouseRules(
+        failed_close=scoring.FailedClose.BY_TRICKS,
+        wrong_claim=scoring.WrongClaim.BY_TRICKS,
+        ties=scoring.Ties.NO_POINTS,
+    )
+    client = parity_app.test_client()
+    client.post("/api/matches", json={"players": ["Ivan", "Maria"], "rules": every_rule.as_dict()})
+    for number, step in enumerate(elsewhere):
+        send(client, client.get("/api/matches/current").json, step, number)
+    heard = client.get("/api/matches/current").json  # the phone heard of it, its queue unsent
+    queued = [send(client, heard, step, 100 + number) for number, step in enumerate(queued_here)]
+    server = as_shown(client.get("/api/matches/current").json)
+    assert script.evaluate(AS_SHOWN, [heard, queued, rulebook.for_the_script()]) == server
 
 
 @pytest.mark.parametrize("run", list(AGREES_ON.values()), ids=list(AGREES_ON))

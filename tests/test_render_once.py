@@ -20,8 +20,8 @@ def test_the_scripts_words_are_built_once_per_language(app: Flask) -> None:
         english = words.script_words()
     with app.test_request_context(headers={"Accept-Language": "bg"}):
         assert words.script_words() is bulgarian
-    assert english["undo"] == "Undo"
-    assert bulgarian["undo"] != english["undo"]
+    assert english["saved"] == "All saved"
+    assert bulgarian["saved"] != english["saved"]
 
 
 def test_the_rules_as_data_are_built_once() -> None:

@@ -158,7 +158,7 @@ def test_offered_targets_are_accepted(target: int) -> None:
     "target", [0, 10, 21, -11, "11", 11.5, True, None, pytest.param(10**5000, id="huge")]
 )
 def test_other_targets_are_refused(target: object) -> None:
-    with pytest.raises(Refusal, match="7, 11, 15"):
+    with pytest.raises(Refusal, match="7, 11 or 15"):
         parsing.target(target)
 
 
@@ -329,11 +329,19 @@ def test_a_tied_deal_names_no_player() -> None:
         score_deal(1, Outcome.TIE, TIES)
 
 
-@pytest.mark.parametrize("rule", list(scoring.NextDealer))
-def test_after_a_tie_the_same_player_deals_again(rule: scoring.NextDealer) -> None:
+@pytest.mark.parametrize(
+    ("rule", "dealers"),
+    [
+        (scoring.NextDealer.WINNER, [2, 2, 2]),  # nobody won: the same player deals again
+        (scoring.NextDealer.ALTERNATE, [2, 1, 2]),  # in turn: a tie passes the deal on too
+    ],
+)
+def test_after_a_tie_the_deal_follows_the_rule(
+    rule: scoring.NextDealer, dealers: list[int]
+) -> None:
     rules = HouseRules(ties=scoring.Ties.NO_POINTS, next_dealer=rule)
     deals = [score_deal(None, Outcome.TIE, rules), score_deal(None, Outcome.TIE, rules)]
-    assert scoring.dealers(2, deals) == [2, 2, 2]
+    assert scoring.dealers(2, deals) == dealers
 
 
 def test_the_tie_button_shows_only_where_ties_are_recorded() -> None:

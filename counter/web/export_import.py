@@ -13,7 +13,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import lazy_gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, limits
+from counter import limits
 from counter.browser import browser_key, ensure_browser_key
 from counter.errors import status_of
 from counter.import_size import MEGABYTE, check_size, import_limit
@@ -123,7 +123,7 @@ def _import_page(
         "import.html",
         report=report,
         payload=payload,
-        error=None if error is None else i18n.explain(error),
+        error=None if error is None else words.explain(error),
         limit_mb=import_limit() // MEGABYTE,
     )
 

@@ -9,7 +9,7 @@ from counter import i18n, parsing
 from counter.models import MAX_ID
 from counter.names import parse_names
 from counter.parsing import RuleChanges
-from counter.refusals import N_, Malformed
+from counter.refusals import N_, Invalid, Malformed
 from counter.scoring import HouseRules, Outcome, Preset, Seat
 from counter.services.queries import MatchNotFound
 
@@ -70,7 +70,12 @@ def names() -> tuple[str, str] | None:
 
 def first_dealer() -> Seat | None:
     raw = request.form.get("first_dealer")
-    return None if raw is None else parsing.seat_text(raw)
+    if raw is None:
+        return None
+    try:
+        return parsing.seat_text(raw)
+    except Invalid:  # said of the player who receives points; here it is the first deal
+        raise Invalid(N_("The first deal goes to player 1 or 2.")) from None
 
 
 def confirmed() -> bool:
@@ -104,10 +109,12 @@ def confirm_page(
     fields: dict[str, str],
     button: str,
     back: str | None = None,
+    danger: bool = False,
 ) -> str:
     """A page that asks before a step that is not taken back in one tap (works without script).
 
     Its button posts ``fields`` again to ``action``, confirmed; Cancel goes ``back``.
+    ``danger``: the step deletes something, and its button looks it.
     """
     return render_template(
         "confirm.html",
@@ -117,4 +124,5 @@ def confirm_page(
         fields=fields,
         button=button,
         back=back,
+        danger=danger,
     )

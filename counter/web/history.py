@@ -86,6 +86,7 @@ def delete_match(match_id: int) -> Response | str:
             fields={},
             button=gettext("Delete the match"),
             back=url_for("history.show_match", match_id=match_id),
+            danger=True,
         )
     deleted = matches.delete_match(owner=owner, match_id=match_id)
     flash(gettext("Deleted: %(match)s.", match=described(deleted)))

@@ -10,8 +10,8 @@ import secrets
 import uuid
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
-from flask_babel import gettext
+from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
+from flask_babel import force_locale, gettext
 from werkzeug.wrappers import Response
 
 from counter import i18n, limits, rulebook, shapes
@@ -49,7 +49,7 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
         # back button, retry) records its deal, or starts its new match, once.
         request_id=secrets.token_urlsafe(16),
         new_uid=uuid.uuid4().hex,
-        error=None if error is None else i18n.explain(error),
+        error=None if error is None else words.explain(error),
         words=words.script_words(),
         state=state,
         plain_http=plain_http(),
@@ -81,6 +81,10 @@ def _for_the_script(match: MatchView) -> dict[str, Any]:
         del shape[key]
     for deal in shape["deals"]:
         del deal["created_at"]
+        # What most deals say by saying nothing: not corrected, recorded without a request id.
+        for key, unsaid in (("corrected", False), ("request_id", None)):
+            if deal[key] is unsaid:
+                del deal[key]
     return shape
 
 
@@ -106,6 +110,21 @@ def _refused_form(error: Refusal) -> str:
 def home() -> str:
     """The current match, or a blank one before this browser has recorded anything."""
     return render_home(shown_match())
+
+
+@bp.get("/words/<language>.json")
+def later_words(language: str) -> Response:
+    """What the counter's script says only sometimes (settings, refusals), in ``language``
+    (the page's): loaded with the first use. The language is in the address, so that a
+    kept copy (static/sw.js) never answers in the other one."""
+    if language not in i18n.LANGUAGES:
+        abort(404)
+    with force_locale(language):
+        g.pop("catalogue", None)  # i18n keeps the request's own catalogue
+        response = jsonify(words.later_words())
+    g.pop("catalogue", None)
+    response.cache_control.no_cache = True
+    return response
 
 
 @bp.post("/deals")

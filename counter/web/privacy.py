@@ -51,6 +51,7 @@ def erase() -> Response | str:
             fields={},
             button=gettext("Erase everything"),
             back=url_for("privacy.privacy"),
+            danger=True,
         )
     erased = None if owner is None else keys.erase_everything(device=ensure_device())
     changed()

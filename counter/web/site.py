@@ -107,8 +107,7 @@ def manifest() -> Response:
         "short_name": gettext("Santase"),
         "description": gettext("Keep the score of Santase (66) at the card table."),
         "lang": i18n.select_language(),
-        "start_url": "/",
-        "scope": "/",
+        "start_url": "/",  # its scope, left out, is then "/" too
         "display": "standalone",
         "background_color": "#f6f4ef",
         "theme_color": "#1f6f43",
@@ -125,7 +124,8 @@ def manifest() -> Response:
             {"src": url_for("static", filename="icon.svg"), "sizes": "any", "type": "image/svg+xml"}
         ],
     }
-    response = Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    response = Response(text, mimetype="application/manifest+json")
     response.vary.add("Accept-Language")
     response.vary.add("Cookie")  # the language switch
     return response

@@ -6,13 +6,16 @@ Outcomes are named here, once; the house rules and presets name themselves in
 
 from __future__ import annotations
 
+import copy
 import functools
+import json
 from typing import Any
 
 from flask import g
 from flask_babel import lazy_gettext
 
 from counter import i18n
+from counter.refusals import Refusal
 from counter.scoring import PRESETS, HouseRules, Outcome
 
 gettext = i18n.translate  # the per-request catalogue, cheaper than Flask-Babel's own
@@ -29,6 +32,11 @@ OUTCOME_NAMES = {
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Wrong 66, no trick"),
     Outcome.TIE: lazy_gettext("Tie"),
 }
+# Beside the player who received the points (in the statistics), whose the mistake was.
+RECEIVED_NAMES = {
+    Outcome.WRONG_CLAIM: lazy_gettext("Other's wrong 66"),
+    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Other's wrong 66, no trick"),
+}
 OUTCOME_HINTS = {
     Outcome.NORMAL: lazy_gettext("the other player has 33 or more"),
     Outcome.SCHNEIDER: lazy_gettext("the other player took a trick, under 33"),
@@ -36,10 +44,12 @@ OUTCOME_HINTS = {
     Outcome.FAILED_CLOSE: lazy_gettext(
         "the other player closed and missed 66, or you got there first"
     ),
-    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("the same, and you had no trick at the closing"),
+    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext(
+        "the same, and you had no trick when the stock was closed"
+    ),
     Outcome.WRONG_CLAIM: lazy_gettext("the other player claimed 66 without having it"),
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("the same, and you had no trick yet"),
-    Outcome.TIE: lazy_gettext("65:65: nobody scores, the same player deals again"),
+    Outcome.TIE: lazy_gettext("65:65: nobody scores"),
 }
 
 
@@ -52,10 +62,13 @@ def _translated(key: str, build: Any) -> Any:
     return words
 
 
-def outcome_name(outcome: Outcome | str) -> str:
+def outcome_name(outcome: Outcome | str, *, received: bool = False) -> str:
+    """The outcome's name; ``received``: said of the player who received its points."""
     names: dict[Outcome, str] = _translated(
         "outcome_names", lambda: {outcome: str(text) for outcome, text in OUTCOME_NAMES.items()}
     )
+    if received and outcome in RECEIVED_NAMES:
+        return str(RECEIVED_NAMES[Outcome(outcome)])
     return names[Outcome(outcome)]
 
 
@@ -87,7 +100,7 @@ def presets() -> dict[str, str]:
 
 
 # How a deal is written, on the pages and by their script: "+2 Иван", and the note
-# "+2 Иван · Schneider" (a tie, which gives nobody anything, is its name alone).
+# "+2 Иван · Schneider" (a tie, which gives nobody anything, is "±0 Tie").
 RECEIVES = "+%(points)s %(name)s"
 NO_POINTS = "±0"
 DEAL_NOTE = "%(receives)s · %(outcome)s"
@@ -99,9 +112,9 @@ def receives(points: int, name: str) -> str:
 
 
 def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: Outcome) -> str:
-    """Like "+2 Иван · Schneider": what a deal gave whom ("Tie" for a tie)."""
+    """Like "+2 Иван · Schneider": what a deal gave whom ("±0 Tie" for a tie)."""
     if player is None:
-        return outcome_name(outcome)
+        return f"{NO_POINTS} {outcome_name(outcome)}"
     return DEAL_NOTE % {
         "receives": receives(points, names[player - 1]),
         "outcome": outcome_name(outcome),
@@ -118,24 +131,13 @@ def script_words() -> dict[str, Any]:
 def _script_words(_language: str) -> dict[str, Any]:
     """The script's words, built in the request's language, which ``_language`` names."""
     return {
-        "presets": {
-            name: {"target": preset.target, "rules": preset.rules.as_dict()}
-            for name, preset in PRESETS.items()
-        },
         "receives": RECEIVES,
         "noPoints": NO_POINTS,
         "dealNote": DEAL_NOTE,
-        "undo": gettext("Undo"),
-        "undone": gettext("Deal %(number)s undone: %(note)s."),
         "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
         "offline": gettext("Offline"),
-        "wins": gettext("%(name)s wins the match %(score)s"),
+        "wins": gettext("%(name)s won the match %(score)s"),
         "newMatch": gettext("New match to %(target)s"),
-        "startedTo": gettext("New match to %(target)s started."),
-        "targetNow": gettext("The match is now played to %(target)s."),
-        "namesSaved": gettext("Names saved: %(first)s and %(second)s."),
-        "rulesSaved": gettext("House rules saved; they count from the next deal."),
-        "dealerSaved": gettext("%(name)s deals first."),
         "correctDeal": gettext("Correct deal %(number)s"),
         "corrected": gettext("corrected"),
         "pending": gettext("not sent yet"),
@@ -147,8 +149,29 @@ def _script_words(_language: str) -> dict[str, Any]:
         "scriptFailed": gettext(
             "this page hit an error (%(error)s). Reload it; the taps listed are kept."
         ),
+    }
+
+
+def later_words() -> dict[str, Any]:
+    """What the page's script says only sometimes: its settings (static/settings.js), the
+    server's refusals (static/refusals.js), what an undo or a second tap says; loaded with
+    the first change or refusal."""
+    return {
+        "undone": gettext("Deal %(number)s undone: %(note)s."),
+        "sameTap": gettext("The same tap, counted once:"),
+        "started": gettext("New match"),  # a match the phone starts for its first change
         "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
+        "notChanged": gettext("Change not saved (%(tap)s): %(reason)s"),
         "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
+        "presets": {
+            name: {"target": preset.target, "rules": preset.rules.as_dict()}
+            for name, preset in PRESETS.items()
+        },
+        "startedTo": gettext("New match to %(target)s started."),
+        "targetNow": gettext("The match is now played to %(target)s."),
+        "namesSaved": gettext("Names saved: %(first)s and %(second)s."),
+        "rulesSaved": gettext("House rules saved; they count from the next deal."),
+        "dealerSaved": gettext("%(name)s deals first."),
         "confirmNew": gettext(
             "Start a new match? %(match)s stays in the history, unfinished, "
             "where you can continue it later."
@@ -159,7 +182,6 @@ def _script_words(_language: str) -> dict[str, Any]:
         ),
         "playOn": gettext("Play on to %(target)s"),
         "cancel": gettext("Cancel"),
-        "started": gettext("New match"),  # a match the phone starts for its first change
     }
 
 
@@ -180,3 +202,51 @@ def rules_saved(rules: HouseRules) -> str:
             rules=rules_summary(rules),
         )
     )
+
+
+QUOTES = {"bg": "„%s“", "en": "“%s”"}
+
+
+def explain(error: Refusal) -> str:
+    """A refusal as a page says it: a house rule, a choice, an outcome or a preset that it
+    names is called as the page calls it, and a value sent is quoted as the language
+    quotes, not by its name in the API ("failed_close") in ASCII quotes."""
+    return i18n.explain(_in_words(error))
+
+
+def _in_words(error: Refusal) -> Refusal:
+    rules = {rule["name"]: rule for rule in house_rules()}
+    named = rules.get(str(error.params.get("name")), {"choices": {}})
+    called = {
+        **{outcome.value: outcome_name(outcome) for outcome in Outcome},
+        **presets(),
+        **{name: rule["label"] for name, rule in rules.items()},
+        **named["choices"],
+    }
+    quote = QUOTES[i18n.current_language()]
+
+    def shown(value: object) -> object:
+        if isinstance(value, Refusal):
+            return _in_words(value)
+        if not isinstance(value, str):
+            return value
+        codes = [_unquoted(part) for part in value.split(", ")]
+        if all(code in called for code in codes):
+            return ", ".join(quote % called[code] for code in codes)
+        return quote % _unquoted(value) if value.startswith('"') else value
+
+    shown_error = copy.copy(error)
+    shown_error.params = {
+        key: shown(value) if key in {"name", "value", "names", "choices"} else value
+        for key, value in error.params.items()
+    }
+    return shown_error
+
+
+def _unquoted(text: str) -> str:
+    """A string as JSON spells it ("\"always_3\"") without its quotes; anything else as it is."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, str) else text

@@ -1,0 +1,77 @@
+// What the settings' buttons do on the counter: the target, the names, the first dealer,
+// the house rules and a new match. Needed only sometimes, so counter.js loads this file
+// when a change is first made (or a setting first tapped) and hands it `tap`: how a
+// change is made there, and the same-tap guard.
+import { $, fill, moreWords, notify, wonBy, words } from "./board.js";
+import { matchUid, newId, state, view } from "./outbox.js";
+
+await moreWords();
+// Its questions (ask.js) are drawn by the other pages' styles.
+document.head.append(Object.assign(document.createElement("link"), { rel: "stylesheet", href: "/static/pages.css" }));
+
+// A confirmation in the page, for a step that is not taken back in one tap (ask.js, loaded
+// when first needed); the browser's own if that cannot be loaded (offline over plain http).
+async function ask(text, yes) {
+  try {
+    return (await (await import("./ask.js")).ask(text, yes, words.cancel)) === "yes";
+  } catch {
+    return window.confirm(text);
+  }
+}
+
+// `what` names the change if the server refuses it ("Match to 7"); `message` says it is made.
+function changeSettings(tap, settings, message, what) {
+  tap.change({ kind: "settings", match: matchUid(), ...settings, label: what });
+  notify(message);
+}
+
+export async function target(_form, button, tap) {
+  const target = Number(button.value);
+  const shown = view();
+  let play_on;
+  if (shown.finished) {
+    const question = fill(words.confirmPlayOn, { ...wonBy(shown), target });
+    if (!(await ask(question, fill(words.playOn, { target })))) return;
+    play_on = true;
+  }
+  changeSettings(tap, { target, play_on }, fill(words.targetNow, { target }), `${$("#target-label").textContent} ${target}`);
+}
+
+// Names go as typed: the server tidies them, and its answer shows the result. Enter in
+// a name field both changes it and submits the form: the second time nothing is new.
+export function names(form, _button, tap) {
+  const players = [form.elements.player1.value, form.elements.player2.value];
+  if (players.every((name, index) => name === view().players[index].name)) return;
+  changeSettings(tap, { players }, fill(words.namesSaved, { first: players[0], second: players[1] }), players.join(" – "));
+}
+
+export function dealer(_form, button, tap) {
+  const seat = Number(button.value);
+  const name = view().players[seat - 1].name;
+  changeSettings(tap, { first_dealer: seat }, fill(words.dealerSaved, { name }), `${button.textContent}: ${name}`);
+}
+
+export function rules(form, _button, tap) {
+  const preset = words.presets[form.elements.preset.value];
+  const rules = {};
+  for (const name of state.rules.rule_names) rules[name] = form.elements[name].value;
+  changeSettings(tap, preset ?? { rules }, words.rulesSaved, $("legend", form).textContent);
+  form.elements.preset.value = "";
+}
+
+// A new match, asked first while one is under way.
+export async function start(form, _button, tap) {
+  if (tap.tooSoon()) return;
+  const shown = view();
+  if (shown.deals.length && !shown.finished) {
+    const match = `${shown.players[0].name} – ${shown.players[1].name} ${shown.players[0].score}:${shown.players[1].score}`;
+    if (!(await ask(fill(words.confirmNew, { match }), words.startNew))) return;
+  }
+  const data = new FormData(form);
+  const preset = words.presets[data.get("preset")];
+  const start = { kind: "start", uid: newId(), target: Number(data.get("target")), first_dealer: shown.dealer };
+  tap.change({ ...start, ...(preset ?? {}), label: words.started });
+  tap.started();
+  notify(fill(words.startedTo, { target: view().target }));
+  form.reset?.();
+}

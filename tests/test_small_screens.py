@@ -1,0 +1,148 @@
+"""Small screens and safe buttons: what a player needs during a match fits the screen,
+every tap target is big enough for a finger, and what deletes looks it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import test_browser
+from playwright.sync_api import Browser, Page, expect
+from test_browser import SAME_TAP_MS, button, held_clock, phone, tap
+
+# The browser tests' own Chromium and server, shared by this module.
+served, server, browser = test_browser.served, test_browser.server, test_browser.browser
+
+pytestmark = pytest.mark.slow
+
+SMALL_SCREENS = [(320, 568), (360, 640), (844, 390), (740, 360)]
+FINGER = 44  # px: the smallest tap target
+
+
+def off_screen(page: Page, selector: str) -> list[str]:
+    """The visible elements of ``selector`` that are not whole within the screen as it is."""
+    return page.evaluate(
+        """selector => [...document.querySelectorAll(selector)]
+          .filter((element) => element.offsetParent !== null)
+          .map((element) => [element, element.getBoundingClientRect()])
+          .filter(([, box]) => box.top < 0 || box.left < 0
+            || box.bottom > innerHeight || box.right > innerWidth)
+          .map(([element, box]) => `${element.value || element.className}: ${box.bottom}`)""",
+        selector,
+    )
+
+
+def too_small(page: Page, selector: str) -> list[str]:
+    return page.evaluate(
+        """([selector, least]) => [...document.querySelectorAll(selector)]
+          .filter((element) => element.offsetParent !== null)
+          .map((element) => [element, element.getBoundingClientRect()])
+          .filter(([, box]) => box.width < least - 0.5 || box.height < least - 0.5)
+          .map(([element, box]) => `${element.textContent.trim()}: ${box.width}x${box.height}`)""",
+        [selector, FINGER],
+    )
+
+
+def during_a_match(browser: Browser, server: str, size: tuple[int, int], **options: Any) -> Page:
+    width, height = size
+    context = phone(browser, server, viewport={"width": width, "height": height}, **options)
+    page = context.new_page()
+    page.goto("/")
+    tap(page, 1, "normal")
+    return page
+
+
+@pytest.mark.parametrize("size", SMALL_SCREENS, ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize("locale", ["bg-BG", "en-GB"])
+@pytest.mark.parametrize("facing", ["off", "on"])
+def test_every_outcome_button_and_undo_are_on_screen_during_a_match(
+    browser: Browser, server: str, size: tuple[int, int], locale: str, facing: str
+) -> None:
+    page = during_a_match(browser, server, size, locale=locale)
+    if facing == "on":
+        page.context.add_cookies([{"name": "facing", "value": "on", "url": server}])
+        page.reload()
+    expect(page.locator(".deals tbody tr")).to_have_count(1)
+    assert page.evaluate("scrollY") == 0
+    assert page.locator(".record button.deal:visible").count() >= 12
+    assert off_screen(page, ".record button.deal, .undo button, .player [data-score]") == []
+    page.context.close()
+
+
+def test_tap_targets_are_at_least_44_px_on_the_narrowest_phone(
+    browser: Browser, server: str
+) -> None:
+    page = during_a_match(browser, server, (320, 568))
+    targets = "header a, .record button, .undo button, .targets button, a.fix, footer button"
+    assert too_small(page, targets) == []
+    page.goto("/matches")
+    assert too_small(page, "header a, .links a, .history button") == []
+    page.context.close()
+
+
+def test_a_new_match_is_one_screen_from_the_score(browser: Browser, server: str) -> None:
+    page = during_a_match(browser, server, (390, 844))
+    score = page.locator(".scoreboard").bounding_box()
+    start = page.get_by_role("button", name="Start a new match").bounding_box()
+    assert score is not None
+    assert start is not None
+    assert start["y"] + start["height"] - score["y"] <= 844
+    page.context.close()
+
+
+def test_delete_and_erase_look_destructive_not_like_going_on(browser: Browser, server: str) -> None:
+    page = during_a_match(browser, server, (390, 844))
+    tap(page, 2, "normal")
+    page.goto("/matches")
+    green = page.evaluate(
+        """() => {
+          const primary = document.createElement("button");
+          primary.className = "primary";  // "Continue this match", and every step forward
+          document.body.append(primary);
+          return getComputedStyle(primary).backgroundColor;
+        }"""
+    )
+    delete = page.locator(".history button.danger").first
+    assert delete.evaluate("element => getComputedStyle(element).backgroundColor") != green
+    page.goto("/privacy")
+    expect(page.locator("button.danger")).to_have_count(1)  # erase everything
+    page.context.close()
+
+
+def test_a_second_tap_within_the_same_tap_is_shown(browser: Browser, server: str) -> None:
+    context = phone(browser, server)
+    page = context.new_page()
+    held_clock(page)
+    page.goto("/")
+    button(page, 1, "normal").click()
+    page.clock.run_for(SAME_TAP_MS // 3)
+    button(page, 1, "normal").click()
+    expect(page.locator("[data-status]")).to_contain_text("The same tap, counted once")
+    expect(page.locator(".deals tbody tr")).to_have_count(1)
+    context.close()
+
+
+def test_enter_in_a_name_field_renames_once(browser: Browser, server: str) -> None:
+    context = phone(browser, server)
+    page = context.new_page()
+    writes: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            writes.append(f"{request.method} {request.url}")
+            if request.method in {"POST", "PATCH"} and "/api/matches" in request.url
+            else None
+        ),
+    )
+    page.goto("/")
+    page.fill("#player1", "Ivan")
+    page.press("#player1", "Enter")  # the field's change, then the form's submit
+    expect(page.locator("[data-status]")).to_contain_text("Ivan")
+    expect(page.locator("[data-sync]")).not_to_have_class(re.compile("waiting"), timeout=15_000)
+    page.wait_for_function(
+        "() => !JSON.parse(localStorage.getItem('santase-counter')).outbox.length"
+    )
+    renames = [write for write in writes if write.startswith("PATCH")]
+    assert len(renames) == 1, writes
+    context.close()
