@@ -43,6 +43,7 @@ import redis
 from flask import Flask
 from sqlalchemy import create_engine, event, insert, text
 
+from bench.sections import KEPT, found
 from bench.weight import loaded, weight
 from counter import create_app
 from counter.models import Deal, Match, db
@@ -56,8 +57,6 @@ POOL_SIZE = {"quick": 600, "full": 3000}  # matches per deal pool: each takes a 
 # (counter/answers.py; since=<deals it has> is sent in the address).
 DEAL_BODY = '{"player": {player}, "outcome": "normal", "request_id": "{request}"}'
 MINIMAL = {"Prefer": "return=minimal"}
-# bench.tap's section of RESULTS.md, which a run of this benchmark keeps as it is.
-TAP_BEGIN, TAP_END = "<!-- tap-to-paint -->", "<!-- /tap-to-paint -->"
 
 
 @dataclass(frozen=True)
@@ -774,9 +773,9 @@ def main() -> None:
     if notes.exists():
         text += "\n" + notes.read_text()
     earlier = arguments.output.read_text() if arguments.output.exists() else ""
-    if TAP_BEGIN in earlier and TAP_END in earlier:
-        tap = TAP_BEGIN + earlier.split(TAP_BEGIN, 1)[1].split(TAP_END, 1)[0] + TAP_END
-        text = text.rstrip("\n") + "\n\n" + tap + "\n"
+    for name in KEPT:  # what the other benchmarks wrote there stays
+        if (kept := found(earlier, name)) is not None:
+            text = text.rstrip("\n") + "\n\n" + kept + "\n"
     arguments.output.write_text(text)
     print(text)
 

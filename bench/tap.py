@@ -24,7 +24,8 @@ from typing import Any
 from playwright.sync_api import Page, sync_playwright
 from werkzeug.serving import make_server
 
-from bench.run import HERE, SECRET, TAP_BEGIN, TAP_END, machine
+from bench import sections
+from bench.run import HERE, SECRET, machine
 from counter import create_app
 
 CHROMIUM = "/usr/bin/chromium"
@@ -128,7 +129,6 @@ def measure(base: str, count: int) -> list[tuple[str, list[float]]]:
 
 def section(results: list[tuple[str, list[Any]]], count: int) -> str:
     lines = [
-        TAP_BEGIN,
         "## Tap to paint",
         "",
         f"`python -m bench.tap`, {machine()}: Chromium at 390x844, {count} taps of *Win* per",
@@ -152,18 +152,12 @@ def section(results: list[tuple[str, list[Any]]], count: int) -> str:
             f"{percentile(stamped, 0.95):.1f} | {max(stamped):.1f} | "
             f"{statistics.median(seen):.1f} | {percentile(seen, 0.95):.1f} |"
         )
-    return "\n".join([*lines, TAP_END]) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def write(text: str, path: Path) -> None:
-    """Put ``text`` in place of the section's markers in ``path``, or at its end."""
-    old = path.read_text() if path.exists() else ""
-    if TAP_BEGIN in old and TAP_END in old:
-        before, rest = old.split(TAP_BEGIN, 1)
-        new = before + text.rstrip("\n") + rest.split(TAP_END, 1)[1]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    path.write_text(new)
+    """Put ``text`` in place of this benchmark's section of ``path``, or at its end."""
+    sections.write(path, "tap-to-paint", text)
 
 
 def main() -> None:

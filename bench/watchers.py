@@ -1,7 +1,7 @@
 """Live pages under load: many phones watching, taps on other phones, on 2 cores.
 
-    python -m bench.watchers                 # 200 watchers, 400 taps, SQLite
-    python -m bench.watchers --watchers 50 --taps 50 --database postgresql://...
+    python -m bench.watchers        # 200 watchers, 400 taps, on SQLite and PostgreSQL
+    python -m bench.watchers --watchers 20 --taps 20 --database sqlite --output /tmp/x.md
 
 The app runs as the production recipe runs it (deploy/gunicorn.conf.py: 2 workers,
 gthread) with Redis carrying each change between the workers (PUSH_URL). Tables of
@@ -9,7 +9,8 @@ two phones each: every table's match is watched by ``--per-table`` streams, all
 held by this one process (asyncio, over loopback); taps are recorded one after
 another on random tables. For each tap, the time from sending it to each watcher of
 that match reading the new match is one figure: p50 and p95 are written down, with
-each gunicorn worker's memory at the end. Nothing here asserts a figure.
+each gunicorn worker's memory at the end, written to the "watchers" section of
+bench/RESULTS.md. Nothing here asserts a figure.
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+from bench import sections
+
 ROOT = Path(__file__).resolve().parent.parent
+POSTGRESQL = "postgresql://postgres@127.0.0.1:5432/benchwatchers"
 REDIS = "redis://127.0.0.1:6379/0"
 
 
@@ -145,7 +149,6 @@ async def run(port: int, tables: int, per_table: int, taps: int) -> list[float]:
     ]
     while len(heard) < len(streams):  # every stream has sent the match as it is
         await asyncio.sleep(0.05)
-    print(f"{len(streams)} streams open", file=sys.stderr)
     counts = {match_id: 0 for match_id, _ in matches}
     delays = []
     for _ in range(taps):
@@ -177,11 +180,29 @@ async def run(port: int, tables: int, per_table: int, taps: int) -> list[float]:
         else:
             raise SystemExit(f"a watcher of match {match_id} did not hear of tap {want} in 5 s")
         await asyncio.sleep(0.02)
-        if len(delays) % 100 == 0:
-            print(f"{len(delays)} heard", file=sys.stderr)
     for writer in streams:
         writer.close()
     return delays
+
+
+def measure(database: str, watchers: int, per_table: int, taps: int) -> str:
+    """One run on ``database``: a row of the section's table."""
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{folder}/bench.sqlite" if database == "sqlite" else database
+        port = free_port()
+        server = start(url, port, Path(folder))
+        try:
+            delays = asyncio.run(run(port, watchers // per_table, per_table, taps))
+            memory = worker_memory_mb(server.pid)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(60)
+    cuts = statistics.quantiles(delays, n=100)
+    sizes = " / ".join(f"{size:.0f}" for size in memory)
+    return (
+        f"| {url.split(':', 1)[0]} | {watchers} | {taps} | {cuts[49] * 1000:.0f} | "
+        f"{cuts[94] * 1000:.0f} | {max(delays) * 1000:.0f} | {sizes} |"
+    )
 
 
 def main() -> None:
@@ -189,33 +210,36 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, default=200)
     parser.add_argument("--per-table", type=int, default=2)
     parser.add_argument("--taps", type=int, default=400)
-    parser.add_argument("--database", help="a database URL (default: SQLite in a temporary folder)")
-    arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        database = arguments.database or f"sqlite:///{folder}/bench.sqlite"
-        port = free_port()
-        server = start(database, port, Path(folder))
-        try:
-            delays = asyncio.run(
-                run(
-                    port,
-                    arguments.watchers // arguments.per_table,
-                    arguments.per_table,
-                    arguments.taps,
-                )
-            )
-            memory = worker_memory_mb(server.pid)
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(30)
-    cuts = statistics.quantiles(delays, n=100)
-    kind = database.split(":", 1)[0]
-    print(
-        f"{arguments.watchers} watchers ({arguments.per_table} a match), {arguments.taps} taps, "
-        f"{kind}, {os.cpu_count()} cores: tap to watcher p50 {cuts[49] * 1000:.0f} ms, "
-        f"p95 {cuts[94] * 1000:.0f} ms, max {max(delays) * 1000:.0f} ms; "
-        f"worker memory {', '.join(f'{size:.0f} MB' for size in memory)}"
+    parser.add_argument(
+        "--database",
+        action="append",
+        help=f"sqlite, or a PostgreSQL URL it may fill (default: sqlite and {POSTGRESQL})",
     )
+    parser.add_argument("--output", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    arguments = parser.parse_args()
+    rows = []
+    for database in arguments.database or ["sqlite", POSTGRESQL]:
+        rows.append(measure(database, arguments.watchers, arguments.per_table, arguments.taps))
+        print(rows[-1])
+    body = "\n".join(
+        [
+            "## Live pages: many phones watching",
+            "",
+            f"`python -m bench.watchers`, {os.cpu_count()} cores, load average",
+            f"{os.getloadavg()[0]:.1f} at the end: the production recipe's gunicorn (2 workers",
+            f"x 128 threads, Redis between them), {arguments.per_table} event streams a match,",
+            "held by one asyncio process on the same machine; taps one after another on random",
+            "matches. A figure is the time from sending a tap to one watcher of that match",
+            "reading the new match. Goal: p95 at most 1 s from a tap on one phone to the score",
+            "on another. Worker memory is each gunicorn worker's resident size at the end.",
+            "",
+            "| database | watchers | taps | p50 ms | p95 ms | max ms | worker memory MB |",
+            "|---|---:|---:|---:|---:|---:|---|",
+            *rows,
+        ]
+    )
+    sections.write(arguments.output, "watchers", body)
+    print(body)
 
 
 if __name__ == "__main__":
