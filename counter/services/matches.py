@@ -137,14 +137,7 @@ def start_match(
         if found is not None:
             return found, False
     previous = None if device is None else shown_id(owner=owner, device=device)
-    if queries.count(owner) >= MAX_MATCHES_PER_BROWSER:
-        raise TooManyMatches(
-            N_(
-                "This browser keeps at most %(most)s matches. Export them, then delete "
-                "the ones you no longer need."
-            ),
-            most=MAX_MATCHES_PER_BROWSER,
-        )
+    check_room(owner)
     current = queries.current_id(owner)
     latest = None if current is None else db.session.get_one(Match, current)
     # House rules not given are those of the match played last: the browser's last choice.
@@ -186,6 +179,19 @@ def start_match(
     return full_view(match, series.games_before(owner, match.names, match.id)), True
 
 
+def check_room(owner: str) -> None:
+    """Refuse one more match for a browser that keeps as many as it may; in a transaction
+    that holds the browser's lock (:func:`lock_owners`), so that the count stays true."""
+    if queries.count(owner) >= MAX_MATCHES_PER_BROWSER:
+        raise TooManyMatches(
+            N_(
+                "This browser keeps at most %(most)s matches. Export them, then delete "
+                "the ones you no longer need."
+            ),
+            most=MAX_MATCHES_PER_BROWSER,
+        )
+
+
 def _with_uid(owner: str, uid: str) -> MatchView | None:
     match_id = db.session.scalar(select(Match.id).where(Match.owner == owner, Match.uid == uid))
     return None if match_id is None else get_match(owner=owner, match_id=match_id)
@@ -202,6 +208,8 @@ def load_or_start(
         found = queries.load(owner, match_id, for_update=True)
         pin(device, match_id)
         return found
+    lock_owners(owner)
+    check_room(owner)
     names = default_names()
     match = Match(
         owner=owner,

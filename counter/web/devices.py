@@ -65,6 +65,7 @@ def forget_device(device_id: int) -> Response | str:
             action=url_for("devices.forget_device", device_id=device_id),
             fields={},
             button=gettext("Remove the device"),
+            danger=True,
             back=url_for("privacy.privacy"),
         )
     devices.forget_device(owner=owner, device_id=device_id)
@@ -93,6 +94,7 @@ def forget_devices() -> Response | str:
             action=url_for("devices.forget_devices"),
             fields={"rotation": nonce},
             button=gettext("Forget other devices"),
+            danger=True,
             back=url_for("privacy.privacy"),
         )
     fresh = keys.rotated_key(owner=owner, nonce=nonce, secret=current_app.config["SECRET_KEY"])
