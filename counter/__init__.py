@@ -85,6 +85,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     migrate.init_app(app, db)
     app.url_map.converters["match_id"] = PositiveIdConverter
     app.url_map.converters["number"] = PositiveIdConverter
+    app.url_map.converters["id"] = PositiveIdConverter
 
     i18n.init_app(app, str(PACKAGE_DIR / "translations"))
     import_size.init_app(app)

@@ -129,14 +129,23 @@ def database_url(url: str) -> str:
 
 
 def engine_options(url: str, configured: Mapping[str, Any]) -> dict[str, Any]:
-    """SQLAlchemy's engine options: those configured, over ours for PostgreSQL."""
+    """SQLAlchemy's engine options: those configured, over ours (for PostgreSQL more).
+
+    A statement's parameters (browser keys among them) never go into an error's text,
+    and so never into a log.
+    """
     if not url.startswith("postgresql"):
-        return dict(configured)
+        return {"hide_parameters": True, **configured}
     connect_args = {
         **POSTGRESQL_ENGINE_OPTIONS["connect_args"],
         **configured.get("connect_args", {}),
     }
-    return {**POSTGRESQL_ENGINE_OPTIONS, **configured, "connect_args": connect_args}
+    return {
+        "hide_parameters": True,
+        **POSTGRESQL_ENGINE_OPTIONS,
+        **configured,
+        "connect_args": connect_args,
+    }
 
 
 def check_key(key: str, *, strict: bool, name: str = "SECRET_KEY") -> str:

@@ -121,13 +121,14 @@ def _stream(
             ends = time.monotonic() + lifetime
             while (left := ends - time.monotonic()) > 0:
                 payload = watcher.wait(min(heartbeat, left))
-                if payload is None:
+                if payload is None or payload == push.CHECK:
                     still = allowed()
                     db.session.close()
                     if not still:
                         yield _event("{}", "gone")
                         return
-                    yield ": still here\n\n"
+                    if payload is None:
+                        yield ": still here\n\n"
                 elif payload == push.GONE:
                     yield _event("{}", "gone")
                     return

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 
 GONE = ""  # the payload of a match that was deleted
 NEXT = "next:"  # the payload of "a device that showed this match started another"
+CHECK = "check"  # the payload of "ask whether the reader may still see this match"
 REDIS_TIMEOUT_S = 0.5
 
 
@@ -40,18 +42,27 @@ class Watcher:
     match_id: int
     arrived: threading.Event = field(default_factory=threading.Event)
     news: tuple[str, str] | None = None  # (stamp, payload) of the newest change
+    check: bool = False  # whether the reader's access is to be asked about before all else
 
     def offer(self, stamp: str, payload: str) -> None:
-        # Two writes may announce in another order than they committed: the newer stands.
-        if self.news is None or stamp >= self.news[0]:
+        if payload == CHECK:
+            self.check = True  # never written over by a change that comes after it
+        elif self.news is None or stamp >= self.news[0]:
+            # Two writes may announce in another order than they committed: the newer stands.
             self.news = (stamp, payload)
         self.arrived.set()
 
     def wait(self, timeout: float) -> str | None:
-        """The newest payload once one comes, or None after ``timeout`` seconds."""
+        """``CHECK`` if access is to be asked about, else the newest payload once one comes;
+        None after ``timeout`` seconds."""
         if not self.arrived.wait(timeout):
             return None
         self.arrived.clear()
+        if self.check:
+            self.check = False
+            if self.news is not None:
+                self.arrived.set()  # the change comes next, once access is confirmed
+            return CHECK
         news, self.news = self.news, None
         return None if news is None else news[1]
 
@@ -180,6 +191,14 @@ def moved(*, match_id: int, to: int, by: int) -> None:
     """Announce to the screens of a match that device ``by``, which showed it, started
     match ``to``: they may follow it there."""
     hub().announce(match_id, stamp(utcnow()), f"{NEXT}{to}:{by}")
+
+
+def recheck(match_ids: Iterable[int]) -> None:
+    """Ask the streams of these matches whether their readers may still see them (a
+    device was removed, or the key changed): those that may not end now, not at their
+    next heartbeat."""
+    for match_id in match_ids:
+        hub().announce(match_id, stamp(utcnow()), CHECK)
 
 
 def deleted(match_id: int) -> None:

@@ -1,8 +1,9 @@
 // A question in the page, for a step that is not taken back in one tap: a modal dialog
 // with the step's own words on its buttons. Answers "yes", "no", or "" when closed
-// unanswered. Loaded when first needed.
+// unanswered (one that is `required` is not closed by a first Escape). Loaded when first
+// needed.
 
-export function ask(text, yes, no) {
+export function ask(text, yes, no, { required = false } = {}) {
   const dialog = document.createElement("dialog");
   dialog.className = "ask";
   const question = document.createElement("p");
@@ -18,6 +19,8 @@ export function ask(text, yes, no) {
   }
   dialog.append(question, buttons);
   document.body.append(dialog);
+  // A question that must be answered is not closed by Escape (or Android's back) at once.
+  if (required) dialog.addEventListener("cancel", (event) => event.preventDefault());
   dialog.showModal();
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => { dialog.remove(); resolve(dialog.returnValue); });

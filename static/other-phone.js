@@ -2,20 +2,22 @@
 // server's words (docs/sync.md): it recorded (or took back) a deal before this phone's tap
 // arrived, or it started a new match. Loaded when first needed.
 import { ask } from "./ask.js";
-import { $ } from "./board.js";
+import { $, announce, notify } from "./board.js";
 import * as outbox from "./outbox.js";
 
 // Another phone that showed this match started a new one: show it here too, if wanted.
 export function offer(event) {
   const next = JSON.parse(event.data);
   const message = document.createElement("p");
-  message.className = "message stays";
+  message.className = "message stays open"; // whole, with its button: it pushes the rest down
+  const line = document.createElement("span");
+  line.textContent = next.text;
   const button = document.createElement("button");
   button.type = "button";
   button.className = "inline-undo";
   button.textContent = next.button;
   button.addEventListener("click", () => follow(next.id));
-  message.append(next.text, " ", button);
+  message.append(line, " ", button);
   $("[data-status]").replaceChildren(message);
 }
 
@@ -41,8 +43,9 @@ export async function settle(change, answer) {
   if (asking) return;
   asking = true;
   try {
-    const choice = await ask(answer.ask.question, answer.ask.same, answer.ask.add);
-    if (choice) decide(change.id, choice === "no"); // closed unanswered: asked again later
+    const choice = await ask(answer.ask.question, answer.ask.same, answer.ask.add, { required: true });
+    if (choice) decide(change.id, choice === "no");
+    else setTimeout(() => settle(change, answer), 3000); // closed unanswered: asked again soon
   } finally {
     asking = false;
   }
@@ -79,5 +82,6 @@ function decide(id, addMine) {
   }
   outbox.save();
   outbox.show.draw();
+  notify(announce(outbox.view())); // the score as it now stands, not as the tap left it
   outbox.flush();
 }

@@ -185,7 +185,7 @@ export function arrived(match) {
   reread();
   if (state.outbox.length || match.uid !== state.match.uid) return;
   const before = state.match.deals.length;
-  if (match.deals.length > before) lately = { at: performance.now(), before };
+  if (match.deals.length > before) lately = { at: performance.now(), before, player: match.deals.at(-1).player };
   state.match = match;
   save();
   show.draw();

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select, update
@@ -320,3 +321,23 @@ def test_a_cookie_of_before_devices_becomes_a_device_of_that_key(
     with old.session_transaction() as session:
         assert "browser" not in session
         assert "device" in session
+
+
+def test_a_removed_device_cannot_take_the_key_back_with_a_link_it_made(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    match = api_start(client)
+    submit(other_client, make_link(client))
+    its_own_link = make_link(other_client)
+    remove = re.findall(
+        r'action="(/devices/\d+/forget)"', client.get("/privacy").get_data(as_text=True)
+    )
+    submit(client, remove[0], confirmed="1")
+    assert submit(other_client, its_own_link).status_code == 410
+    assert other_client.get(f"/api/matches/{match['id']}").status_code == 404
+
+
+@pytest.mark.parametrize("number", ["0", "2147483648", "99999999999999999999"])
+def test_a_device_number_out_of_range_is_not_found(client: FlaskClient, number: str) -> None:
+    api_start(client)
+    assert submit(client, f"/devices/{number}/forget", confirmed="1").status_code == 404

@@ -177,7 +177,7 @@ def test_a_shared_stream_shows_what_the_share_link_shows(client: FlaskClient, po
     stream.close()
 
 
-def test_a_revoked_share_link_ends_its_stream_at_the_next_heartbeat(
+def test_a_revoked_share_link_ends_its_stream_at_once(
     migrated_database: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     app = own_app(migrated_database, tmp_path)
@@ -189,9 +189,11 @@ def test_a_revoked_share_link_ends_its_stream_at_the_next_heartbeat(
     token = re.search(r"/shared/([\w-]+)", page)
     assert token
     with serving(app) as port:
+        app.config["LIVE_HEARTBEAT_S"] = 60  # it ends at once, not at a heartbeat
         stream = Stream(port, f"/api/shared/{token.group(1)}/events", None)
         stream.match()
         submit(client, f"/matches/{match['id']}/share/stop")
+        api_deal(client, match["id"], 1, "normal")
         assert stream.event()["event"] == "gone"
         stream.close()
 
@@ -255,3 +257,55 @@ def test_through_redis_a_change_made_in_one_process_reaches_a_stream_of_another(
         api_deal(client, match["id"], 1, "schneider")
         assert scores(stream.match()) == [2, 0]
         stream.close()
+
+
+def test_a_removed_device_hears_nothing_more_of_the_match(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    """Its stream ends at once (not at the next heartbeat): a change made after the removal
+    never reaches it."""
+    app.config["LIVE_HEARTBEAT_S"] = 60
+    match = api_start(client)
+    other = joined(app, client)
+    stream = Stream(port, f"/api/matches/{match['id']}/events", cookie_of(other))
+    stream.match()
+    remove_devices(client)
+    api_deal(client, match["id"], 1, "schwarz")
+    assert stream.event()["event"] == "gone"
+    stream.close()
+
+
+def test_forgetting_other_devices_ends_their_streams_at_once(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    app.config["LIVE_HEARTBEAT_S"] = 60
+    match = api_start(client)
+    other = joined(app, client)
+    stream = Stream(port, f"/api/matches/{match['id']}/events", cookie_of(other))
+    stream.match()
+    page = client.get("/privacy").get_data(as_text=True)
+    rotation = re.search(r'name="rotation" value="([^"]+)"', page)
+    assert rotation
+    assert (
+        submit(client, "/devices/forget", rotation=rotation.group(1), confirmed="1").status_code
+        == 302
+    )
+    api_deal(client, match["id"], 1, "schwarz")
+    assert stream.event()["event"] == "gone"
+    stream.close()
+
+
+def joined(app: Flask, client: FlaskClient) -> FlaskClient:
+    """Another device that continued ``client``'s matches with a one-time link."""
+    page = submit(client, "/device-link").get_data(as_text=True)
+    link = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
+    assert link
+    other = app.test_client()
+    assert submit(other, link.group(1)).status_code == 302
+    return other
+
+
+def remove_devices(client: FlaskClient) -> None:
+    page = client.get("/privacy").get_data(as_text=True)
+    for action in re.findall(r'action="(/devices/\d+/forget)"', page):
+        assert submit(client, action, confirmed="1").status_code == 302

@@ -13,15 +13,16 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 
-from counter.models import DEVICE_LABEL_LENGTH, Device, Match, db, utcnow
+from counter import push
+from counter.models import DEVICE_LABEL_LENGTH, Device, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, NotFound
 from counter.services.transactions import writes
 
 # How stale "last seen" may get before a request writes it again: one write in a while,
 # not one per request.
-SEEN_EVERY = timedelta(minutes=10)
+SEEN_EVERY = timedelta(minutes=2)
 
 
 class DeviceNotFound(NotFound):
@@ -108,8 +109,16 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     rows = db.session.scalars(
         select(Device).where(Device.owner == owner).order_by(Device.seen_at.desc(), Device.id)
     )
+    now = utcnow()
     return [
-        DeviceView(row.id, row.label, row.created_at, row.seen_at, row.id == this_device)
+        # The device looking at the list is seen now, whenever its row last said so.
+        DeviceView(
+            row.id,
+            row.label,
+            row.created_at,
+            now if row.id == this_device else row.seen_at,
+            row.id == this_device,
+        )
         for row in rows
     ]
 
@@ -136,4 +145,11 @@ def forget_device(*, owner: str, device_id: int) -> None:
     """One other device of this key no longer has its matches."""
     if let_go(owner=owner, only=device_id) != 1:
         raise DeviceNotFound(N_("That device no longer has these matches."))
+    # A link it may have made while it held the key would give the key back to it.
+    db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
     db.session.commit()
+    push.recheck(match_ids(owner=owner))  # its live pages end now
+
+
+def match_ids(*, owner: str) -> list[int]:
+    return list(db.session.scalars(select(Match.id).where(Match.owner == owner)))

@@ -20,10 +20,11 @@ from datetime import timedelta
 from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.orm import aliased
 
+from counter import push
 from counter.models import Deal, Device, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, Gone
 from counter.services import erasure, spent
-from counter.services.devices import Holder, let_go, new_key
+from counter.services.devices import Holder, let_go, match_ids, new_key
 from counter.services.matches import MAX_MATCHES_PER_BROWSER, TooManyMatches
 from counter.services.owner_lock import lock_owners
 from counter.services.transactions import writes
@@ -197,6 +198,7 @@ def rotate_key(*, owner: str, fresh: str, device_id: int) -> str:
     let_go(owner=owner, keep=device_id)
     db.session.execute(update(Device).where(Device.id == device_id).values(owner=fresh))
     db.session.commit()
+    push.recheck(match_ids(owner=fresh))  # the other devices' live pages end now
     return fresh
 
 
@@ -214,6 +216,7 @@ def erase_everything(*, device: Holder) -> Erased:
     Other devices of the key go back to their own matches, or to none.
     """
     keys = [device.owner] if device.home is None else [device.owner, device.home]
+    watched = match_ids(owner=device.owner)
     owned = select(Match.id).where(Match.owner.in_(keys)).scalar_subquery()
     deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
     matches = db.session.execute(delete(Match).where(Match.owner.in_(keys)))
@@ -228,4 +231,5 @@ def erase_everything(*, device: Holder) -> Erased:
         spent.forget_owner(owner=key)
     db.session.commit()
     erasure.empty_the_log()
+    push.recheck(watched)  # the live pages of every device of the key end now
     return Erased(matches=matches.rowcount, deals=deals.rowcount)  # type: ignore[attr-defined]

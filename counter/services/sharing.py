@@ -6,6 +6,7 @@ import secrets
 
 from sqlalchemy import select
 
+from counter import push
 from counter.models import Match, db
 from counter.refusals import N_, NotFound
 from counter.services import queries
@@ -31,6 +32,7 @@ def stop_sharing(*, owner: str, match_id: int) -> None:
     match, _earlier = queries.load(owner, match_id, for_update=True)
     match.share_token = None
     db.session.commit()
+    push.recheck([match_id])  # its live read-only pages end now
 
 
 def share_token(*, owner: str | None, match_id: int) -> str | None:

@@ -49,7 +49,7 @@ def take_over(token: str) -> Response:
     return redirect(url_for("play.home"))
 
 
-@bp.post("/devices/<int:device_id>/forget")
+@bp.post("/devices/<id:device_id>/forget")
 def forget_device(device_id: int) -> Response | str:
     """One other device no longer has these matches; it goes back to its own."""
     owner = browser_key()

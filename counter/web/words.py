@@ -162,7 +162,10 @@ def later_words() -> dict[str, Any]:
         "started": gettext("New match"),  # a match the phone starts for its first change
         "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
         "notChanged": gettext("Change not saved (%(tap)s): %(reason)s"),
-        "gone": gettext("That match was deleted; what this phone had not sent for it was dropped."),
+        "gone": gettext(
+            "That match is no longer on this phone (deleted, or this phone was removed from "
+            "it); what this phone had not sent for it was dropped."
+        ),
         "presets": {
             name: {"target": preset.target, "rules": preset.rules.as_dict()}
             for name, preset in PRESETS.items()
