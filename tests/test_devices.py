@@ -140,8 +140,8 @@ def test_the_confirmation_shows_what_the_link_brings(
     page = other_client.get(make_link(client)).get_data(as_text=True)
     assert "The link brings 1 match from the other device." in page
     assert "Ivan – Maria 3:0" in page
-    assert "either can record, change or delete any of them" in page
-    assert "Bring this device's 2 matches along" in page
+    assert "either can record, change or delete them" in page
+    assert "Also bring this device's 2 matches" in page
     assert 'name="bring_own" value="1">' in page  # unticked
 
 

@@ -105,7 +105,8 @@ def manifest() -> Response:
     body = {
         "name": gettext("Santase Counter"),
         "short_name": gettext("Santase"),
-        "description": gettext("Keep the score of Santase (66) at the card table."),
+        # No description: browsers show one only in an install dialog with screenshots,
+        # which this manifest has none of, and the bytes count before the first tap.
         "lang": i18n.select_language(),
         "start_url": "/",  # its scope, left out, is then "/" too
         "display": "standalone",
