@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sqlite3
 import threading
 import uuid
@@ -19,6 +21,7 @@ from counter.services.matches import TooManyMatches
 
 from bulk import bulk_export, bulk_match
 from conftest import make_app
+from helpers import submit
 
 
 def export_of(*matches: dict[str, object], **fields: object) -> dict[str, object]:
@@ -213,3 +216,62 @@ def hold_the_tables(database_url: str) -> Any:
     holder = psycopg.connect(database_url.replace("+psycopg", ""))
     holder.execute("LOCK TABLE match IN EXCLUSIVE MODE")
     return holder
+
+
+def test_a_hand_over_that_brings_this_devices_matches_keeps_to_the_cap(
+    app: Flask, client: FlaskClient, other_client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(matches, "MAX_MATCHES_PER_BROWSER", 3)
+    for browser in (client, other_client):
+        for _ in range(2):
+            assert browser.post("/api/matches", json={}).status_code == 201
+    page = submit(client, "/device-link").get_data(as_text=True)
+    link = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
+    assert link
+    answer = submit(other_client, link.group(1), bring_own="1")
+    assert answer.status_code == 409
+    assert "Together the two devices keep more than 3 matches" in answer.get_data(as_text=True)
+    assert len(other_client.get("/api/matches").json["matches"]) == 2  # its own, still its own
+    assert len(client.get("/api/matches").json["matches"]) == 2
+
+
+def test_hand_overs_and_imports_at_once_never_pass_the_cap(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(archive, "MAX_MATCHES", 12)
+    monkeypatch.setattr(matches, "MAX_MATCHES_PER_BROWSER", 12)
+    giver, joiner = app.test_client(), app.test_client()
+    for browser in (giver, joiner):
+        assert browser.post("/api/matches", json={}).status_code == 201
+    for _ in range(3):
+        joiner.post("/api/matches", json={})
+    page = submit(giver, "/device-link").get_data(as_text=True)
+    link = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
+    assert link
+    with app.app_context():
+        giver_key = db.session.scalar(db.select(Match.owner).limit(1).order_by(Match.id))
+    file = archive.read_document(bulk_export(8))
+    form = page_field_of(joiner, link.group(1))
+
+    def hand_over() -> None:
+        joiner.post(link.group(1), data={**form, "bring_own": "1"})
+
+    def import_into_giver() -> None:
+        with app.app_context(), contextlib.suppress(TooManyMatches):  # refused at the cap
+            archive.import_matches(owner=str(giver_key), matches=file)
+
+    threads = [threading.Thread(target=hand_over), threading.Thread(target=import_into_giver)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with app.app_context():
+        held = db.session.query(Match).filter(Match.owner == giver_key).count()
+    assert held <= 12
+
+
+def page_field_of(client: FlaskClient, path: str) -> dict[str, str]:
+    page = client.get(path).get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert token
+    return {"csrf_token": token.group(1)}

@@ -205,6 +205,7 @@ def dispose(*apps: Flask) -> None:
             push.hub().close()
             if TEST_DATABASE_URL:
                 empty_tables()
+            db.session.remove()
             db.engine.dispose()
 
 

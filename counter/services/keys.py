@@ -25,7 +25,7 @@ from counter.models import Deal, Device, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, Gone
 from counter.services import erasure, spent
 from counter.services.devices import Holder, let_go, match_ids, new_key
-from counter.services.matches import MAX_MATCHES_PER_BROWSER, TooManyMatches
+from counter.services import matches as match_store
 from counter.services.owner_lock import lock_owners
 from counter.services.transactions import writes
 
@@ -134,13 +134,13 @@ def use_device_link(*, token: str, device: Holder, bring_own: bool = False) -> s
         home = device.home
         if bring_own:
             lock_owners(owner, giver)  # no import or start adds to either meanwhile
-            if _count(owner) + _count(giver) > MAX_MATCHES_PER_BROWSER:
-                raise TooManyMatches(
+            if _count(owner) + _count(giver) > match_store.MAX_MATCHES_PER_BROWSER:
+                raise match_store.TooManyMatches(
                     N_(
                         "Together the two devices keep more than %(most)s matches. Continue "
                         "without bringing this device's own along, or delete some first."
                     ),
-                    most=MAX_MATCHES_PER_BROWSER,
+                    most=match_store.MAX_MATCHES_PER_BROWSER,
                 )
             _move_matches(source=owner, target=giver)
             db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
