@@ -647,7 +647,9 @@ def test_taps_waiting_for_a_deleted_match_are_dropped_with_a_message(
     deleting.evaluate(f"fetch('/api/matches/{match_id}', {{method: 'DELETE'}})")
     context.set_offline(False)
     refused = page.locator("[data-status] .message.error")
-    expect(refused).to_contain_text("Not recorded: +3 Player 2 · Schwarz. That match is no longer on this phone")
+    expect(refused).to_contain_text(
+        "Not recorded: +3 Player 2 · Schwarz. That match is no longer on this phone"
+    )
     all_saved(page)
     other.close()
     context.close()

@@ -24,8 +24,8 @@ from counter import push
 from counter.models import Deal, Device, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, Gone
 from counter.services import erasure, spent
-from counter.services.devices import Holder, let_go, match_ids, new_key
 from counter.services import matches as match_store
+from counter.services.devices import Holder, let_go, match_ids, new_key
 from counter.services.owner_lock import lock_owners
 from counter.services.transactions import writes
 
