@@ -60,6 +60,12 @@ def two_phones(browser: Browser, server: str) -> Iterator[tuple[Page, Page]]:
     context.close()
 
 
+def start_new_match(page: Page) -> None:
+    """New match, on the phone's settings, confirmed (the match on it is not finished)."""
+    page.locator(".new-match button").click()
+    page.locator("dialog.ask button[value=yes]").click()
+
+
 def match_of(page: Page) -> Any:
     """The match on this phone's screen, as the server has it."""
     match_id = page.evaluate("JSON.parse(localStorage['santase-counter']).match.id")
@@ -102,8 +108,7 @@ def test_a_phone_keeps_its_match_while_another_plays_elsewhere(
 ) -> None:
     a, c = two_phones
     ours = match_of(a)["id"]
-    c.locator(".new-match button").click()
-    c.locator("dialog.ask button[value=yes]").click()
+    start_new_match(c)
     expect(score(c, 1)).to_have_text("0")
     tap(c, 2, "normal")
     all_saved(c)
@@ -207,8 +212,7 @@ def test_a_new_match_on_another_phone_is_offered_not_imposed(
 ) -> None:
     a, c = two_phones
     ours = match_of(a)["id"]
-    c.locator(".new-match button").click()
-    c.locator("dialog.ask button[value=yes]").click()
+    start_new_match(c)
     all_saved(c)
     offer = a.locator("[data-status] .message")
     expect(offer).to_contain_text(
