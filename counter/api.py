@@ -36,6 +36,8 @@ T = TypeVar("T")
 
 
 JSON_ONLY = N_("Send the request body as JSON (Content-Type: application/json).")
+# What an operation that takes no body accepts: nothing, or an empty JSON object.
+NO_FIELDS: frozenset[str] = frozenset()
 # Fields whose null means something: a tied deal's player is nobody.
 NULLABLE = frozenset({"player"})
 
@@ -153,6 +155,7 @@ def change_match(match_id: int) -> dict[str, Any]:
 @bp.delete("/matches/<match_id:match_id>")
 def delete_match(match_id: int) -> Response:
     """Delete a match with its deals."""
+    json_body(NO_FIELDS)
     matches.delete_match(owner=owner_of(match_id), match_id=match_id)
     return _no_content()
 
@@ -166,6 +169,7 @@ def _no_content() -> Response:
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> dict[str, Any]:
     """Make an unfinished match the one on this device's screen again."""
+    json_body(NO_FIELDS)
     owner = owner_of(match_id)
     return match_json(matches.resume_match(owner=owner, match_id=match_id, device=this_device()))
 
@@ -214,6 +218,7 @@ def record_deal(
 @bp.delete("/matches/<match_id:match_id>/deals/last")
 def undo_last_deal(match_id: int) -> dict[str, Any]:
     """Take back the latest deal; only deal N (``?number=N``) or the deal of ``?request_id=``."""
+    json_body(NO_FIELDS)
     owner = owner_of(match_id)
     number = _query_number("number")
     request_id = parsing.request_id(request.args.get("request_id"))
@@ -245,6 +250,7 @@ def correct_deal(match_id: int, number: int) -> dict[str, Any]:
 @bp.delete("/matches/<match_id:match_id>/deals/<number:number>")
 def delete_deal(match_id: int, number: int) -> dict[str, Any]:
     """Delete a past deal; the later deals move up a number."""
+    json_body(NO_FIELDS)
     match, _removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
     return match_json(match)
 

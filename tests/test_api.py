@@ -561,3 +561,24 @@ def test_an_import_refuses_what_its_schema_refuses(
     assert response.status_code == 422
     assert message in response.json["error"]
     assert count_rows(client) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("DELETE", "/api/matches/{id}"),
+        ("POST", "/api/matches/{id}/resume"),
+        ("DELETE", "/api/matches/{id}/deals/last"),
+        ("DELETE", "/api/matches/{id}/deals/1"),
+    ],
+)
+def test_an_operation_without_a_body_refuses_one_that_is_not_json(
+    client: FlaskClient, method: str, path: str
+) -> None:
+    match = api_start(client)
+    api_deal(client, match["id"], 1, "normal")
+    answer = client.open(
+        path.format(id=match["id"]), method=method, data="x", content_type="text/plain"
+    )
+    assert answer.status_code == 415
+    assert len(client.get(f"/api/matches/{match['id']}").json["deals"]) == 1
