@@ -40,7 +40,8 @@ let asking = false;
 // shown, the deal waits first in line with its question until the player answers.
 export async function settle(change, answer) {
   if (answer.match) keep(change.id, answer);
-  if (asking) return;
+  outbox.reread();
+  if (asking || !outbox.state.outbox.some((each) => each.id === change.id && each.ask)) return; // answered
   asking = true;
   try {
     const choice = await ask(answer.ask.question, answer.ask.same, answer.ask.add, { required: true });
