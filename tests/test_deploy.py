@@ -55,7 +55,7 @@ STARTUP_SECONDS = 30
 TIMEOUT = 5  # seconds: any one request, connection or process stop
 BYTE_EVERY = 0.1  # seconds between two bytes of a slow client
 # gunicorn's threads here: few, so that slow clients as many as all of them stay cheap.
-THREADS = 8
+THREADS = 16  # 8 live streams a process (the recipe keeps half of so few for requests)
 SLOW_CLIENTS = THREADS  # of each kind: as many in all as gunicorn's 2 workers x THREADS
 WATCHERS = 6  # phones showing one match live, spread over the two workers
 ROUNDS = 5  # of ordinary requests while the slow clients hold on, ROUND_EVERY apart
@@ -577,24 +577,24 @@ def test_a_deal_reaches_every_live_phone_whichever_worker_holds_it(site: Site) -
     """Phones showing a match live through Caddy, held by both gunicorn workers: a deal
     recorded by one worker reaches every one of them (through Redis) within a second."""
     cookie, match_id = new_match(site)
-    watchers = []
-    for _ in range(WATCHERS):
-        connection = site.https()
-        connection.request("GET", f"/api/matches/{match_id}/events", headers={"Cookie": cookie})
-        response = connection.getresponse()
-        assert response.status == 200
-        assert next_event(response)["players"][0]["score"] == 0
-        watchers.append((connection, response))
-    started = time.monotonic()
-    deal = {"player": 1, "outcome": "schneider"}
-    assert (
-        ask(site.https, "POST", f"/api/matches/{match_id}/deals", body=deal, cookie=cookie).status
-        == 201
-    )
-    for connection, response in watchers:
-        assert next_event(response)["players"][0]["score"] == 2
-        connection.close()
-    assert time.monotonic() - started < 1.0
+    with ExitStack() as open_streams:
+        watchers = []
+        for _ in range(WATCHERS):
+            connection = site.https()
+            open_streams.callback(connection.close)
+            path = f"/api/matches/{match_id}/events"
+            connection.request("GET", path, headers={"Cookie": cookie})
+            response = connection.getresponse()
+            assert response.status == 200
+            assert next_event(response)["players"][0]["score"] == 0
+            watchers.append(response)
+        started = time.monotonic()
+        deal = {"player": 1, "outcome": "schneider"}
+        path = f"/api/matches/{match_id}/deals"
+        assert ask(site.https, "POST", path, body=deal, cookie=cookie).status == 201
+        for response in watchers:
+            assert next_event(response)["players"][0]["score"] == 2
+        assert time.monotonic() - started < 1.0
 
 
 def next_event(response: http.client.HTTPResponse) -> Any:

@@ -52,6 +52,8 @@ def serving(app: Flask) -> Iterator[int]:
                 if not hub.watching():
                     break
                 time.sleep(HEARTBEAT_S)
+        # A stream leaves the hub, then its request ends and lets go of its connection.
+        time.sleep(HEARTBEAT_S)
 
 
 class Stream:
