@@ -195,8 +195,7 @@ window.addEventListener("offline", drawSync);
 // Another phone with these matches may have played meanwhile: without a live stream, look
 // now and then.
 setInterval(() => {
-  const waiting = outbox.state.outbox;
-  if (visible() && (waiting[0]?.ask || (navigator.onLine && !waiting.length && source?.readyState !== 1))) outbox.wakeUp();
+  if (visible() && navigator.onLine && !outbox.state.outbox.length && source?.readyState !== 1) outbox.wakeUp();
 }, 20000);
 document.addEventListener("visibilitychange", () => {
   if (visible()) outbox.wakeUp();
