@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import test_browser
 from playwright.sync_api import Browser, Page, expect
-from test_browser import SAME_TAP_MS, button, held_clock, phone, tap
+from test_browser import SAME_TAP_MS, all_saved, button, held_clock, phone, tap
 
 # The browser tests' own Chromium and server, shared by this module.
 served, server, browser = test_browser.served, test_browser.server, test_browser.browser
@@ -104,6 +104,7 @@ def test_a_new_match_is_one_screen_from_the_score(browser: Browser, server: str)
 def test_delete_and_erase_look_destructive_not_like_going_on(browser: Browser, server: str) -> None:
     page = during_a_match(browser, server, (390, 844))
     tap(page, 2, "normal")
+    all_saved(page)  # the match is in the history only once the server has it
     page.goto("/matches")
     green = page.evaluate(
         """() => {
