@@ -87,11 +87,12 @@ def _stream(
     match_id: int,
     first: dict[str, Any],
     holder: str,
-    shown: Callable[[dict[str, Any]], dict[str, Any]],
+    shown: Callable[[dict[str, Any]], dict[str, Any]] | None,
     allowed: Callable[[], bool],
     moved: Callable[[str], dict[str, Any] | None] = lambda _news: None,
 ) -> Response:
-    """The stream of one match: ``shown`` makes each change what this reader may see,
+    """The stream of one match: ``shown`` makes each change what this reader may see (none:
+    all of it, passed on as announced),
     ``allowed`` says whether the reader may still see it (asked at every heartbeat), and
     ``moved`` what it is told when another device that showed the match started one."""
     config = current_app.config
@@ -115,7 +116,7 @@ def _stream(
     def events() -> Iterator[str]:
         try:
             yield f"retry: {RETRY_MS}\n\n"
-            data = _compact(shown(first))
+            data = _compact(first if shown is None else shown(first))
             if event_id(data) != resumed:
                 yield _event(data)
             ends = time.monotonic() + lifetime
@@ -138,7 +139,8 @@ def _stream(
                     if notice is not None:
                         yield _event(_compact(notice), "next")
                 else:
-                    yield _event(_compact(shown(json.loads(payload))))
+                    data = payload if shown is None else _compact(shown(json.loads(payload)))
+                    yield _event(data)
         finally:
             hub.unwatch(watcher)
             bounded.__exit__(None, None, None)
@@ -175,7 +177,7 @@ def match_events(match_id: int) -> Response:
             "button": gettext("Show it here"),
         }
 
-    return _stream(match_id, first, owner, lambda body: body, allowed, moved)
+    return _stream(match_id, first, owner, None, allowed, moved)
 
 
 @bp.get("/shared/<token>/events")

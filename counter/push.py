@@ -183,7 +183,8 @@ def hub() -> Hub:
 
 def changed(match: MatchView) -> None:
     """Announce a match as it is now: call it once the write has committed."""
-    payload = json.dumps(match_json(match), ensure_ascii=False)
+    # Written as the streams send it: a browser's own stream passes it on untouched.
+    payload = json.dumps(match_json(match), ensure_ascii=False, separators=(",", ":"))
     hub().announce(match.id, stamp(match.played_at), payload)  # type: ignore[arg-type]
 
 
