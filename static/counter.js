@@ -10,9 +10,6 @@ const { enqueue, matchUid, newId, view } = outbox;
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
 let lastTap = { key: null, at: -Infinity };
-// A deal from another phone this recent, for the same player, may be the one just tapped
-// here too: asked about, not added.
-const SAME_DEAL_MS = 10000;
 // When a tap changed the board last: a finger's second tap that soon lands on whatever the
 // first one brought under it (the New match of a won match, the Undo moving up), and is
 // the same tap, not an order.
@@ -43,10 +40,8 @@ function tapDeal(player, outcome) {
   const before = view();
   const label = describe(before, { player: seat, outcome, points: before.outcomes[outcome].points });
   // `after`: the deals this phone knows of, so that the server can tell when another phone
-  // recorded one first; those that came from another phone just now may be this very deal,
-  // so the server is asked as if they had not come yet (docs/sync.md).
-  const { lately } = outbox;
-  const after = now - lately.at < SAME_DEAL_MS && lately.player === seat ? lately.before : before.deals.length;
+  // recorded one first (docs/sync.md).
+  const after = before.deals.length;
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), after, label });
   lastTap.said = `${label}. ${announce(view())}`;
   notify(lastTap.said);

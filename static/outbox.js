@@ -175,18 +175,11 @@ function refused(change, error) {
   show.refused(change, error);
 }
 
-// When deals of another phone last arrived, and how many the match had before them: a
-// tap soon after may be the same deal, tapped on both phones (counter.js).
-export let lately = { at: -Infinity, before: 0 };
-const sent = new Set(); // the request ids of this tab's deals: pushed back, they are not another's
-
 // The match as another phone left it, pushed by the server (live.js): shown when nothing
 // of this phone's is waiting to go (then the answers bring it).
 export function arrived(match) {
   reread();
   if (state.outbox.length || match.uid !== state.match.uid) return;
-  const others = match.deals.slice(state.match.deals.length).filter((deal) => !sent.has(deal.request_id));
-  if (others.length) lately = { at: performance.now(), before: match.deals.length - others.length, player: others.at(-1).player };
   state.match = match;
   save();
   show.draw();
@@ -233,7 +226,6 @@ async function flushNow() {
       if (!change) break;
       if (change.ask) { show.overtaken(change, change); break; } // waits for its player's answer
       change.tried = true; // on its way: Undo can no longer take it back unsent
-      sent.add(change.request_id);
       save();
       let answer;
       try {
