@@ -122,6 +122,8 @@ def _stream(
             ends = time.monotonic() + lifetime
             while (left := ends - time.monotonic()) > 0:
                 payload = watcher.wait(min(heartbeat, left))
+                if payload == push.END:
+                    return  # the process is stopping: EventSource reconnects, elsewhere
                 if payload is None or payload == push.CHECK:
                     still = allowed()
                     db.session.close()

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 GONE = ""  # the payload of a match that was deleted
 NEXT = "next:"  # the payload of "a device that showed this match started another"
 CHECK = "check"  # the payload of "ask whether the reader may still see this match"
+END = "end"  # the payload of "this process is stopping: end now" (the page reconnects elsewhere)
 REDIS_TIMEOUT_S = 0.5
 
 
@@ -43,9 +45,12 @@ class Watcher:
     arrived: threading.Event = field(default_factory=threading.Event)
     news: tuple[str, str] | None = None  # (stamp, payload) of the newest change
     check: bool = False  # whether the reader's access is to be asked about before all else
+    ending: bool = False  # whether the stream is to end, before all else
 
     def offer(self, stamp: str, payload: str) -> None:
-        if payload == CHECK:
+        if payload == END:
+            self.ending = True
+        elif payload == CHECK:
             self.check = True  # never written over by a change that comes after it
         elif self.news is None or stamp >= self.news[0]:
             # Two writes may announce in another order than they committed: the newer stands.
@@ -53,10 +58,12 @@ class Watcher:
         self.arrived.set()
 
     def wait(self, timeout: float) -> str | None:
-        """``CHECK`` if access is to be asked about, else the newest payload once one comes;
-        None after ``timeout`` seconds."""
+        """``END`` if the stream is to end, ``CHECK`` if access is to be asked about, else
+        the newest payload once one comes; None after ``timeout`` seconds."""
         if not self.arrived.wait(timeout):
             return None
+        if self.ending:
+            return END  # and again if asked again: nothing comes after it
         self.arrived.clear()
         if self.check:
             self.check = False
@@ -89,6 +96,8 @@ class Hub:
         watcher = Watcher(match_id)
         with self._lock:
             self._watchers.setdefault(match_id, set()).add(watcher)
+        if self._closed.is_set():
+            watcher.offer("", END)  # a stream opened as the process stops ends at once
         return watcher
 
     def unwatch(self, watcher: Watcher) -> None:
@@ -164,12 +173,25 @@ class Hub:
                 log.warning("Lost Redis for live changes; trying again in 2 s")
                 self._closed.wait(2)
 
-    def close(self) -> None:
-        """Stop listening on Redis and let go of its connections (tests, a clean stop)."""
+    def close(self, wait_s: float = 0) -> bool:
+        """End every stream of this process (their pages reconnect, to another process if
+        this one is stopping), stop listening on Redis and let go of its connections.
+
+        Waits up to ``wait_s`` seconds for the streams to end; whether they all did.
+        Called when a worker stops (deploy/gunicorn.conf.py) and when a test's app goes.
+        """
         self._closed.set()
+        with self._lock:
+            open_streams = [watcher for each in self._watchers.values() for watcher in each]
+        for watcher in open_streams:
+            watcher.offer("", END)
         for connection in (self._subscription, self._redis):
             if connection is not None:
                 connection.close()
+        ends = time.monotonic() + wait_s
+        while self.watching() and time.monotonic() < ends:
+            time.sleep(0.01)
+        return not self.watching()
 
 
 def init_app(app: Flask) -> None:

@@ -39,3 +39,20 @@ proc_name = "santase"
 
 # gunicorn 25.1 and later would open a control socket under $HOME; nothing uses it.
 control_socket_disable = True
+
+
+def post_worker_init(worker: object) -> None:
+    """A stopping worker ends its live streams at once, instead of holding them until
+    ``graceful_timeout`` runs out: their pages reconnect to a worker that stays."""
+    import signal
+    import threading
+
+    app = worker.wsgi  # type: ignore[attr-defined]
+    handle_exit = signal.getsignal(signal.SIGTERM)
+
+    def stopping(number: int, frame: object) -> None:
+        if callable(handle_exit):
+            handle_exit(number, frame)
+        threading.Thread(target=app.extensions["push"].close, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stopping)

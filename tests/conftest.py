@@ -21,7 +21,7 @@ from jinja2.bccache import Bucket
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from counter import create_app
+from counter import create_app, push
 from counter.models import db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
@@ -105,9 +105,18 @@ def app(migrated_database: str, tmp_path: Path) -> Iterator[Flask]:
         url = f"sqlite:///{copy}"
     app = make_app(url)
     yield app
+    stop_app(app)
+
+
+def stop_app(app: Flask) -> None:
+    """End what an app holds once its test is over: its live streams first (a stream
+    left open would reach the database at its next heartbeat, through a pool that
+    nobody closes again), then the rows of a shared database, then its connections."""
     with app.app_context():
+        push.hub().close(wait_s=5)
         if TEST_DATABASE_URL:  # a shared database: the next test starts empty
             empty_tables()
+        db.session.remove()
         db.engine.dispose()
 
 

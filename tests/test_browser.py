@@ -30,9 +30,7 @@ from playwright.sync_api import (
 )
 from werkzeug.serving import make_server
 
-from counter.models import db
-
-from conftest import TEST_DATABASE_URL, empty_tables, make_app
+from conftest import TEST_DATABASE_URL, make_app, stop_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -80,10 +78,7 @@ def served(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> 
     thread.start()
     yield f"http://127.0.0.1:{http.server_port}", app
     http.shutdown()
-    with app.app_context():
-        if TEST_DATABASE_URL:
-            empty_tables()
-        db.engine.dispose()
+    stop_app(app)
 
 
 @pytest.fixture(scope="module")

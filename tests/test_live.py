@@ -21,9 +21,8 @@ from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
 from counter import push
-from counter.models import db
 
-from conftest import TEST_DATABASE_URL, empty_tables, make_app
+from conftest import TEST_DATABASE_URL, make_app, stop_app
 from helpers import api_deal, api_start, submit
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -164,6 +163,19 @@ def test_a_deleted_match_ends_its_streams(client: FlaskClient, port: int) -> Non
     stream.close()
 
 
+def test_a_stopping_process_ends_its_streams_at_once(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    app.config["LIVE_HEARTBEAT_S"] = 60  # it ends at once, not at a heartbeat
+    match = api_start(client)
+    stream = Stream(port, f"/api/matches/{match['id']}/events", cookie_of(client))
+    stream.match()
+    with app.app_context():
+        assert push.hub().close(wait_s=WAIT_S)
+    assert stream.response.read() == b""  # ended without "gone": the page reconnects
+    stream.close()
+
+
 def test_a_shared_stream_shows_what_the_share_link_shows(client: FlaskClient, port: int) -> None:
     match = api_start(client)
     submit(client, f"/matches/{match['id']}/share")
@@ -203,12 +215,7 @@ def test_a_revoked_share_link_ends_its_stream_at_once(
 def dispose(*apps: Flask) -> None:
     """Close the connections of apps a test made itself (the app fixture closes its own)."""
     for each in apps:
-        with each.app_context():
-            push.hub().close()
-            if TEST_DATABASE_URL:
-                empty_tables()
-            db.session.remove()
-            db.engine.dispose()
+        stop_app(each)
 
 
 def own_app(migrated_database: str, tmp_path: Path, **settings: object) -> Flask:
