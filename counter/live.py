@@ -85,14 +85,15 @@ def _event(data: str, kind: str | None = None) -> str:
 
 def _stream(
     match_id: int,
-    first: dict[str, Any],
+    now: Callable[[], dict[str, Any]],
     holder: str,
     shown: Callable[[dict[str, Any]], dict[str, Any]] | None,
     allowed: Callable[[], bool],
     moved: Callable[[str], dict[str, Any] | None] = lambda _news: None,
 ) -> Response:
-    """The stream of one match: ``shown`` makes each change what this reader may see (none:
-    all of it, passed on as announced),
+    """The stream of one match: ``now`` reads the match as it is (after the stream is
+    watching, so that a change committed meanwhile comes next, never lost), ``shown``
+    makes each change what this reader may see (none: all of it, passed on as announced),
     ``allowed`` says whether the reader may still see it (asked at every heartbeat), and
     ``moved`` what it is told when another device that showed the match started one."""
     config = current_app.config
@@ -106,6 +107,11 @@ def _stream(
     hub = push.hub()
     try:
         watcher = hub.watch(match_id)
+        try:
+            first = now()
+        except BaseException:
+            hub.unwatch(watcher)
+            raise
     except BaseException:
         bounded.__exit__(None, None, None)
         raise
@@ -158,7 +164,9 @@ def _stream(
 def match_events(match_id: int) -> Response:
     """This browser's match, live: the match now, then each change (Server-Sent Events)."""
     owner = owner_of(match_id)
-    first = match_json(matches.get_match(owner=owner, match_id=match_id))
+
+    def now() -> dict[str, Any]:
+        return match_json(matches.get_match(owner=owner, match_id=match_id))
 
     def allowed() -> bool:
         changed()  # the device may have been removed, or its key changed, meanwhile
@@ -179,16 +187,18 @@ def match_events(match_id: int) -> Response:
             "button": gettext("Show it here"),
         }
 
-    return _stream(match_id, first, owner, None, allowed, moved)
+    return _stream(match_id, now, owner, None, allowed, moved)
 
 
 @bp.get("/shared/<token>/events")
 def shared_events(token: str) -> Response:
     """A shared match, live and read-only: the match now, then each change."""
-    match = sharing.shared_match(token=token)
-    first = match_json(match)
+    match = sharing.shared_match(token=token)  # a 404 before the stream is counted
+
+    def now() -> dict[str, Any]:
+        return match_json(sharing.shared_match(token=token))
 
     def allowed() -> bool:
         return sharing.still_shared(match_id=match.id, token=token)  # type: ignore[arg-type]
 
-    return _stream(match.id, first, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]
+    return _stream(match.id, now, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]

@@ -40,8 +40,8 @@ function tapDeal(player, outcome) {
   const before = view();
   const label = describe(before, { player: seat, outcome, points: before.outcomes[outcome].points });
   // `after`: the deals this phone knows of, so that the server can tell when another phone
-  // recorded one first (docs/sync.md).
-  const after = before.deals.length;
+  // recorded one first; one that came from another phone just now may be this very deal.
+  const after = outbox.knownBefore(seat, before.deals.length);
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), after, label });
   lastTap.said = `${label}. ${announce(view())}`;
   notify(lastTap.said);

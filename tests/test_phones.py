@@ -26,7 +26,7 @@ from test_browser import (  # noqa: F401 - the browser tests' fixtures, and what
 pytestmark = pytest.mark.slow
 
 LIVE_MS = 1000  # a change on one phone is on the other's screen within this
-NEXT_DEAL_MS = 10_000  # a real next deal is minutes later; B's clock is run on by this much
+SAME_DEAL_MS = 10_000  # as in counter.js: a deal from another phone this recent may be the same
 
 
 def joined(browser: Browser, server: str, first: Page) -> Page:
@@ -94,7 +94,7 @@ def test_three_phones_see_each_others_deals(browser: Browser, server: str) -> No
     tap(c, 2, "schwarz")
     for other in (a, b):
         expect(score(other, 2)).to_have_text("3", timeout=LIVE_MS)
-    b.clock.run_for(NEXT_DEAL_MS)
+    b.clock.run_for(SAME_DEAL_MS)
     tap(b, 1, "schneider")
     for other in (a, c):
         expect(score(other, 1)).to_have_text("3", timeout=LIVE_MS)
@@ -157,6 +157,43 @@ def test_add_mine_too_records_both(two_phones: tuple[Page, Page]) -> None:
     all_saved(a)
     assert [p["score"] for p in match_of(a)["players"]] == [1, 4]
     expect(score(c, 2)).to_have_text("4", timeout=LIVE_MS)
+
+
+def test_the_same_deal_tapped_on_both_phones_seconds_apart_is_asked_about(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """C's deal is already on A's screen when A's player taps the same one: asked, not added."""
+    a, c = two_phones
+    tap(c, 2, "schneider")
+    expect(score(a, 2)).to_have_text("2", timeout=LIVE_MS)
+    a.wait_for_timeout(2000)
+    button(a, 2, "schneider").click()
+    question = a.locator("dialog.ask")
+    expect(question).to_contain_text("Another phone recorded deal 2")
+    question.get_by_role("button", name="Same deal, keep one").click()
+    all_saved(a)
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 2]
+
+
+def test_two_tabs_of_one_phone_are_never_asked_about_their_own_deals(
+    browser: Browser, server: str
+) -> None:
+    """A deal tapped in one tab reaches the other live; the same tap there soon after is a
+    second deal of this phone, not another phone's."""
+    context = phone(browser, server)
+    first = context.new_page()
+    first.goto("/")
+    tap(first, 1, "normal")
+    all_saved(first)
+    second = context.new_page()
+    second.goto("/")
+    tap(first, 2, "schneider")
+    expect(score(second, 2)).to_have_text("2", timeout=LIVE_MS)
+    tap(second, 2, "schneider")
+    all_saved(second)
+    expect(second.locator("dialog.ask")).to_have_count(0)
+    assert [p["score"] for p in match_of(second)["players"]] == [1, 4]
+    context.close()
 
 
 def test_a_question_left_open_is_asked_again_after_a_reload(
