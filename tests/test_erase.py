@@ -10,12 +10,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from conftest import TEST_DATABASE_URL
 from helpers import api_deal, api_start, key_of, submit
 
-pytestmark = pytest.mark.skipif(
-    bool(TEST_DATABASE_URL), reason="the files of a SQLite database (PostgreSQL vacuums)"
-)
+pytestmark = pytest.mark.sqlite_files  # PostgreSQL's files are its own: conftest.py
 NAMES = ["Zlatomira", "Радослава"]
 REQUEST_IDS = ["erase-me-4f1c9a", "erase-me-77d0be"]
 
