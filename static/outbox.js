@@ -9,12 +9,12 @@ export const STORE = "santase-counter";
 // crypto.randomUUID only in a secure context, which http://<LAN address> is not.
 export const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 
-// {match, rules, blank, outbox: [change], ids: {uid: id}}
+// {match, rules, outbox: [change], ids: {uid: id}}
 export let state;
 // What the page shows of the outbox: set by the page (draw the match, name a refused
 // change, say that an error of the page's own happened, ask about a deal another phone
-// overtook).
-export const show = { draw() {}, refused() {}, failed() {}, overtaken() {} };
+// overtook, fetch the blank counter).
+export const show = { draw() {}, refused() {}, failed() {}, overtaken() {}, blank() {} };
 // An error of the page's own: in a tap (until the player's next change) or in sending
 // (until the outbox has gone through). Never taken for a bad line.
 export const trouble = { tap: null, sync: null };
@@ -279,7 +279,9 @@ async function refresh() {
   } catch (error) {
     if (error instanceof Unreachable) return; // what this phone has stands
     if (!(error instanceof Gone)) throw error;
-    answer = state.blank; // no match left here: the counter the server shows then
+    // No match left here: the counter the server shows then (unless offline again).
+    answer = await show.blank().catch(() => null);
+    if (!answer) return;
   }
   reread();
   if (state.version !== version || state.outbox.length) return; // older than what came since

@@ -38,9 +38,7 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
     match = match or _match_of_form() or shown_match()
     state = {
         "match": _for_the_script(match),
-        # The rules as data for the script, and what the counter shows with no match.
-        "rules": rulebook.for_the_script(),
-        "blank": _for_the_script(blank_match()),
+        "rules": rulebook.for_the_script(),  # the rules as data for the script
     }
     return render_template(
         "home.html",
@@ -121,7 +119,9 @@ def later_words(language: str) -> Response:
         abort(404)
     with force_locale(language):
         g.pop("catalogue", None)  # i18n keeps the request's own catalogue
-        response = jsonify(words.later_words())
+        # With the counter a browser sees before its first match: what the page shows once
+        # its match is gone (static/outbox.js), which it learns only from the server.
+        response = jsonify({**words.later_words(), "blank": _for_the_script(blank_match())})
     g.pop("catalogue", None)
     response.cache_control.no_cache = True
     return response
