@@ -144,7 +144,7 @@ const overtaken = (change, answer) => otherPhone().then((module) => module.settl
 document.body.classList.add("live");
 // A refusal's line (refusals.js) loads with the first refusal.
 const refused = (change, error) => import("./refusals.js").then((module) => module.refused(change, error)).catch(outbox.fail);
-Object.assign(outbox.show, { draw: redraw, refused, failed, overtaken });
+Object.assign(outbox.show, { draw: redraw, refused, failed, overtaken, blank: () => moreWords().then(() => words.blank) });
 outbox.load(JSON.parse(root.dataset.state), root.dataset.fresh === "1");
 redraw();
 outbox.wakeUp(); // what a closed tab left unsent goes now
@@ -197,7 +197,13 @@ document.addEventListener("visibilitychange", () => {
   else follow(null); // a page out of sight holds no stream open
   keepAwake(wantAwake);
 });
-// Another tab of this browser changed the outbox or the match: show the same.
+// Another tab of this browser changed the outbox or the match: show the same, once what
+// that tab wrote over from an older copy is back (tabs.js, loaded with the first such
+// change: a tab's first write is when it opens, and drops nothing).
+let tabs = null; // the module, or the promise of it while it loads
 window.addEventListener("storage", (event) => {
-  if (event.key === outbox.STORE && !outbox.isSending()) { outbox.reread(); redraw(); }
+  if (event.key !== outbox.STORE) return;
+  tabs?.recover?.(event);
+  if (!outbox.isSending()) { outbox.reread(); redraw(); }
+  tabs ??= import("./tabs.js").then((module) => { tabs = module; }, () => { tabs = null; });
 });

@@ -3,7 +3,7 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v5";
+const SHELL = "santase-shell-v6";
 const ASSETS = [
   "/",
   "/static/counter.css",
@@ -17,6 +17,7 @@ const ASSETS = [
   "/static/display.js",
   "/static/settings.js",
   "/static/refusals.js",
+  "/static/tabs.js",
   "/words/bg.json",
   "/words/en.json",
   "/static/icon.svg",

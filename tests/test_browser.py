@@ -59,6 +59,7 @@ LAN_NAME = "counter.test"
 START = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
 SAME_TAP_MS = 600  # as in counter.js: the same button again this soon is the same tap
 LATENCY_MS = 2000  # a slow line: each request's answer comes this much later
+STORE = "santase-counter"  # as in outbox.js: where a browser keeps what it saw and waits to send
 # The phones whose clock the test holds (see held_clock): time there moves only when told.
 HELD_CLOCKS: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
 
@@ -624,29 +625,50 @@ def test_a_tap_refused_by_the_server_is_named(browser: Browser, server: str) -> 
     second.close()
 
 
-def test_taps_waiting_for_a_deleted_match_are_dropped_with_a_message(
-    browser: Browser, server: str
-) -> None:
+def a_played_match(browser: Browser, server: str) -> tuple[BrowserContext, Page]:
+    """A phone whose match has one deal, all of it saved."""
     context = phone(browser, server)
     page = context.new_page()
     page.goto("/")
     tap(page, 1, "normal")
     all_saved(page)
-    match_id = server_match(page)["id"]
-    context.set_offline(True)
-    tap(page, 2, "schwarz")
+    return context, page
+
+
+def deleted_on_another_phone(browser: Browser, server: str, page: Page, match_id: int) -> None:
+    """The match deleted by another phone of the browser key of ``page``."""
     other = phone(browser, server)
-    other.add_cookies(context.cookies())
+    other.add_cookies(page.context.cookies())
     deleting = other.new_page()
     deleting.goto("/")
     deleting.evaluate(f"fetch('/api/matches/{match_id}', {{method: 'DELETE'}})")
+    other.close()
+
+
+def test_taps_waiting_for_a_deleted_match_are_dropped_with_a_message(
+    browser: Browser, server: str
+) -> None:
+    context, page = a_played_match(browser, server)
+    match_id = server_match(page)["id"]
+    context.set_offline(True)
+    tap(page, 2, "schwarz")
+    deleted_on_another_phone(browser, server, page, match_id)
     context.set_offline(False)
     refused = page.locator("[data-status] .message.error")
     expect(refused).to_contain_text(
         "Not recorded: +3 Player 2 · Schwarz. That match is no longer on this phone"
     )
     all_saved(page)
-    other.close()
+    context.close()
+
+
+def test_a_match_deleted_on_another_phone_leaves_the_blank_counter_here(
+    browser: Browser, server: str
+) -> None:
+    context, page = a_played_match(browser, server)
+    deleted_on_another_phone(browser, server, page, server_match(page)["id"])
+    expect(page.locator(".deals tbody tr")).to_have_count(0)
+    expect(score(page, 1)).to_have_text("0")
     context.close()
 
 
@@ -822,8 +844,8 @@ def slow_line(page: Page, latency_ms: int) -> None:
     )
 
 
-def two_tabs_on_a_slow_line(browser: Browser, server: str) -> tuple[BrowserContext, Page, Page]:
-    """Two tabs of one browser on a match with one deal, each request then taking 1.5 s."""
+def two_tabs(browser: Browser, server: str) -> tuple[BrowserContext, Page, Page]:
+    """Two tabs of one browser on a match with one deal."""
     context = phone(browser, server)
     first, second = context.new_page(), context.new_page()
     first.goto("/")
@@ -831,6 +853,12 @@ def two_tabs_on_a_slow_line(browser: Browser, server: str) -> tuple[BrowserConte
     all_saved(first)
     second.goto("/")
     expect(second.locator(".deals tbody tr")).to_have_count(1)
+    return context, first, second
+
+
+def two_tabs_on_a_slow_line(browser: Browser, server: str) -> tuple[BrowserContext, Page, Page]:
+    """Two tabs of one browser on a match with one deal, each request then taking 1.5 s."""
+    context, first, second = two_tabs(browser, server)
     for page in (first, second):
         slow_line(page, 1500)
     return context, first, second
@@ -865,6 +893,26 @@ def test_an_undo_in_one_tab_of_a_deal_the_other_is_sending_is_sent(
     all_saved(second)
     assert [deal["outcome"] for deal in server_match(first)["deals"]] == ["normal"]
     expect(second.locator(".deals tbody tr")).to_have_count(1)
+    context.close()
+
+
+@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
+def test_a_tab_writing_over_another_tabs_tap_from_an_older_copy_loses_nothing(
+    browser: Browser, request: pytest.FixtureRequest, address: str
+) -> None:
+    """A browser hands one tab's write to its other tabs a moment later, so a tab can save
+    the copy it read just before another tab's tap came. Here the second tab writes that
+    copy back, as it would then."""
+    context, first, second = two_tabs(browser, request.getfixturevalue(address))
+    older = second.evaluate(f"() => localStorage.getItem('{STORE}')")
+    first.route("**/deals", lambda route: route.abort())  # the tap waits in the outbox
+    tap(first, 2, "schneider")
+    expect(first.locator("[data-sync]")).to_have_class(re.compile("waiting"))
+    second.evaluate(f"older => localStorage.setItem('{STORE}', older)", older)
+    first.unroute("**/deals")
+    all_saved(first)
+    assert [deal["outcome"] for deal in server_match(first)["deals"]] == ["normal", "schneider"]
+    expect(second.locator(".deals tbody tr")).to_have_count(2)
     context.close()
 
 
