@@ -117,7 +117,7 @@ def manifest() -> Response:
                 "src": url_for("static", filename=f"icon-{size}.png"),
                 "sizes": f"{size}x{size}",
                 "type": "image/png",
-                "purpose": "any maskable",
+                "purpose": "maskable",  # full-bleed; for "any", the SVG (rounded) below
             }
             for size in (192, 512)
         ]
