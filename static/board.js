@@ -103,8 +103,9 @@ function drawChoices(match) {
     button.setAttribute("aria-pressed", String(target === match.target));
     button.disabled = target === match.target || reached(match, target, state.rules);
   }
-  // Fields follow the match only when it changed: a choice being made stays as it is.
-  const rules = JSON.stringify(match.rules);
+  // Fields follow the match only when its rules changed, whatever order an answer names
+  // them in (a pushed match's is not the API's): a choice being made stays as it is.
+  const rules = JSON.stringify(match.rules, state.rules.rule_names); // in that order
   if (shownBefore.rules !== rules) {
     for (const select of $$(".rules-form select[id^=rule-]")) select.value = match.rules[select.name];
     shownBefore.rules = rules;

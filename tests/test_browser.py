@@ -442,6 +442,23 @@ def test_a_tie_is_recorded_where_the_house_rules_allow_it(page: Page) -> None:
     assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "tie"]
 
 
+def test_a_house_rule_being_chosen_stays_when_the_match_comes_again(page: Page) -> None:
+    """A live stream names a match's rules in another order than the page and the API do."""
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    page.select_option("#rule-ties", "no_points")  # chosen, not saved yet
+    page.evaluate(
+        """async () => {
+            const outbox = await import("/static/outbox.js"); // the page's own module
+            const match = structuredClone(outbox.state.match);
+            match.rules = Object.fromEntries(Object.entries(match.rules).reverse());
+            outbox.arrived(match);
+        }"""
+    )
+    expect(page.locator("#rule-ties")).to_have_value("no_points")
+
+
 def test_a_reload_keeps_everything(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "schwarz")
