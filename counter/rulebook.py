@@ -54,7 +54,6 @@ SERIES = "same_names_either_seat"
 def for_the_script() -> dict[str, Any]:
     """Everything the script needs to score, deal and finish a match as the server does."""
     return {
-        "targets": list(TARGETS),
         **outcomes(),
         "dealer": {choice.value: _dealer_after(choice) for choice in NextDealer},
         "leader": _role([(leader(1), 1, None), (leader(2), 2, None)]),

@@ -14,7 +14,7 @@ export let state;
 // What the page shows of the outbox: set by the page (draw the match, name a refused
 // change, say that an error of the page's own happened, ask about a deal another phone
 // overtook, fetch the blank counter).
-export const show = { draw() {}, refused() {}, failed() {}, overtaken() {}, blank() {} };
+export const show = { draw() {}, refused() {}, failed() {}, overtaken() {}, async blank() {} };
 // An error of the page's own: in a tap (until the player's next change) or in sending
 // (until the outbox has gone through). Never taken for a bad line.
 export const trouble = { tap: null, sync: null };
