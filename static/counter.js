@@ -197,13 +197,12 @@ document.addEventListener("visibilitychange", () => {
   else follow(null); // a page out of sight holds no stream open
   keepAwake(wantAwake);
 });
-// Another tab of this browser changed the outbox or the match: show the same, once what
-// that tab wrote over from an older copy is back (tabs.js, loaded with the first such
-// change: a tab's first write is when it opens, and drops nothing).
-let tabs = null; // the module, or the promise of it while it loads
-window.addEventListener("storage", (event) => {
+// Another tab of this browser changed the outbox or the match: show the same. A save
+// whose version is no higher than the one it replaced was made from an older copy, and
+// may have lost a change of this tab's: it is shown once that is back (tabs.js).
+const version = (value) => JSON.parse(value)?.version; // none: no comparison holds
+window.addEventListener("storage", async (event) => {
   if (event.key !== outbox.STORE) return;
-  tabs?.recover?.(event);
+  if (version(event.newValue) <= version(event.oldValue)) await import("./tabs.js").then((tabs) => tabs.recover(event), () => {});
   if (!outbox.isSending()) { outbox.reread(); redraw(); }
-  tabs ??= import("./tabs.js").then((module) => { tabs = module; }, () => { tabs = null; });
 });

@@ -28,7 +28,7 @@ export function load(page, fresh) {
   try { saved = JSON.parse(localStorage.getItem(STORE)); } catch { saved = null; }
   // A page the server has just drawn is its truth; the service worker's copy, opened
   // offline, is older than what this phone saw last.
-  const match = fresh || !saved ? page.match : saved.match;
+  const match = fresh || !saved?.match ? page.match : saved.match;
   // Changes kept by an earlier version of this page have no id yet.
   const outbox = (saved?.outbox ?? []).map((change) => ({ id: newId(), ...change }));
   state = { ...page, match, outbox, ids: saved?.ids ?? {}, version: saved?.version ?? 0 };
@@ -59,11 +59,12 @@ export function save() {
 export const view = () => fold(state.match, state.outbox, state.rules);
 export const isSending = () => sending;
 
-// Each change carries what the player tapped, in words (`label`): a refusal names it.
+// Each change carries what the player tapped, in words (`label`): a refusal names it; and
+// `v`, the version of the save that adds it (tabs.js).
 export function enqueue(change) {
   trouble.tap = null;
   reread(); // another tab may be sending: add to what is stored, not to an older copy
-  state.outbox.push({ ...change, id: newId(), at: Date.now() });
+  state.outbox.push({ ...change, id: newId(), v: state.version + 1 });
   save();
   show.draw();
   flush();

@@ -913,23 +913,73 @@ def test_an_undo_in_one_tab_of_a_deal_the_other_is_sending_is_sent(
     context.close()
 
 
+def stored(page: Page) -> Any:
+    return page.evaluate(f"() => JSON.parse(localStorage.getItem('{STORE}'))")
+
+
+def saved_late(page: Page, copy: Any) -> None:
+    """``page`` saves ``copy``, as a tab that had read it and whose save came late would."""
+    page.evaluate(f"copy => localStorage.setItem('{STORE}', JSON.stringify(copy))", copy)
+
+
+def held_back(page: Page) -> None:
+    """The deals ``page`` sends fail, and wait in its outbox, until ``let_through``."""
+    page.route("**/deals", lambda route: route.abort())
+
+
+def let_through(page: Page) -> None:
+    """The deals go through again, and the page tries at once, as back online."""
+    page.unroute("**/deals")
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+
+
 @pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
+@pytest.mark.parametrize("older_tab_taps", [True, False], ids=["older tab", "newer tab"])
 def test_a_tab_writing_over_another_tabs_tap_from_an_older_copy_loses_nothing(
-    browser: Browser, request: pytest.FixtureRequest, address: str
+    browser: Browser, request: pytest.FixtureRequest, address: str, older_tab_taps: bool
 ) -> None:
     """A browser hands one tab's write to its other tabs a moment later, so a tab can save
-    the copy it read just before another tab's tap came. Here the second tab writes that
-    copy back, as it would then."""
+    the copy it read just before another tab's tap came. Here the other tab writes that
+    copy back, as it would then: the newer tab's first news of the other is that save."""
     context, first, second = two_tabs(browser, request.getfixturevalue(address))
-    older = second.evaluate(f"() => localStorage.getItem('{STORE}')")
-    first.route("**/deals", lambda route: route.abort())  # the tap waits in the outbox
+    tapping, writing = (first, second) if older_tab_taps else (second, first)
+    older = stored(writing)
+    held_back(tapping)
+    tap(tapping, 2, "schneider")
+    expect(tapping.locator("[data-sync]")).to_have_class(re.compile("waiting"))
+    saved_late(writing, {**older, "version": older["version"] + 1})
+    let_through(tapping)
+    all_saved(tapping)
+    assert [deal["outcome"] for deal in server_match(first)["deals"]] == ["normal", "schneider"]
+    expect(writing.locator(".deals tbody tr")).to_have_count(2)
+    context.close()
+
+
+def test_a_change_another_tab_took_out_stays_out_when_its_save_came_late(
+    browser: Browser, server: str
+) -> None:
+    """The other tab sent the first tap and took it out, answered, from a copy without the
+    second tap: the second is put back, the first not."""
+    context, first, second = two_tabs(browser, server)
+    held_back(first)
     tap(first, 2, "schneider")
     expect(first.locator("[data-sync]")).to_have_class(re.compile("waiting"))
-    second.evaluate(f"older => localStorage.setItem('{STORE}', older)", older)
-    first.unroute("**/deals")
+    seen = stored(first)
+    tap(first, 1, "wrong_claim")
+    (sent,) = seen["outbox"]
+    match_id = server_match(second)["id"]
+    second.evaluate(
+        """([id, deal]) => fetch(`/api/matches/${id}/deals`, {method: "POST",
+            headers: {"Content-Type": "application/json"}, body: JSON.stringify(deal)})""",
+        [match_id, {key: sent[key] for key in ("player", "outcome", "request_id", "after")}],
+    )
+    saved_late(second, {**seen, "outbox": [], "version": seen["version"] + 1})
+    first.wait_for_function(f"() => JSON.parse(localStorage.getItem('{STORE}')).outbox.length")
+    assert [change["outcome"] for change in stored(first)["outbox"]] == ["wrong_claim"]
+    let_through(first)
     all_saved(first)
-    assert [deal["outcome"] for deal in server_match(first)["deals"]] == ["normal", "schneider"]
-    expect(second.locator(".deals tbody tr")).to_have_count(2)
+    outcomes = [deal["outcome"] for deal in server_match(first)["deals"]]
+    assert outcomes == ["normal", "schneider", "wrong_claim"]
     context.close()
 
 
