@@ -27,8 +27,10 @@ export function load(page, fresh) {
   let saved = null;
   try { saved = JSON.parse(localStorage.getItem(STORE)); } catch { saved = null; }
   // A page the server has just drawn is its truth; the service worker's copy, opened
-  // offline, is older than what this phone saw last.
-  const match = fresh || !saved?.match ? page.match : saved.match;
+  // offline, is older than what this phone saw last. But a page drawn with no match, for
+  // a phone that holds one, may have been drawn before the phone's first tap was in (a
+  // reload right after it): what the phone holds is shown, and the server asked at once.
+  const match = fresh && (page.match.id || !saved?.match?.id) ? page.match : saved?.match ?? page.match;
   // Changes kept by an earlier version of this page have no id yet.
   const outbox = (saved?.outbox ?? []).map((change) => ({ id: newId(), ...change }));
   state = { ...page, match, outbox, ids: saved?.ids ?? {}, version: saved?.version ?? 0 };

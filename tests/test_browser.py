@@ -459,6 +459,28 @@ def test_a_house_rule_being_chosen_stays_when_the_match_comes_again(page: Page) 
     expect(page.locator("#rule-ties")).to_have_value("no_points")
 
 
+def test_a_reload_right_after_the_first_tap_shows_it_though_the_page_was_drawn_before(
+    page: Page,
+) -> None:
+    """The reload's page can be drawn before the tap's answers are in, with no match yet."""
+    drawn_before = page.context.request.get("/").text()
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    page.route(
+        "**/",
+        lambda route: (
+            route.fulfill(status=200, content_type="text/html", body=drawn_before)
+            if route.request.resource_type == "document"
+            else route.continue_()
+        ),
+    )
+    page.reload()
+    page.unroute("**/")
+    expect(page.locator(".deals tbody tr")).to_have_count(1)
+    expect(score(page, 1)).to_have_text("1")
+
+
 def test_a_reload_keeps_everything(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "schwarz")
