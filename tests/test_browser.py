@@ -481,6 +481,18 @@ def test_a_reload_right_after_the_first_tap_shows_it_though_the_page_was_drawn_b
     expect(score(page, 1)).to_have_text("1")
 
 
+def test_an_erase_leaves_nothing_of_the_matches_on_the_phone(page: Page) -> None:
+    page.goto("/")
+    name_players(page, "Zlatomira", "Boris")
+    tap(page, 1, "normal")
+    all_saved(page)
+    page.goto("/privacy")
+    page.get_by_role("button", name="Erase everything").click()
+    page.get_by_role("button", name="Erase everything").click()  # the confirmation
+    expect(page.locator('.player[data-seat="1"] .name')).to_have_text("Player 1")
+    assert "Zlatomira" not in page.evaluate("() => JSON.stringify(localStorage)")
+
+
 def test_a_reload_keeps_everything(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "schwarz")

@@ -157,6 +157,12 @@ def test_erasing_everything_leaves_nothing_and_a_new_key(
     assert other_client.get(f"/api/matches/{match['id']}").status_code == 404
 
 
+def test_an_erase_tells_the_browser_to_drop_what_it_kept(client: FlaskClient) -> None:
+    api_start(client, players=["Ivan", "Maria"])
+    erased = submit(client, "/privacy/erase", confirmed="1")
+    assert erased.headers["Clear-Site-Data"] == '"storage"'
+
+
 def test_the_privacy_page_says_what_is_kept_in_both_languages(client: FlaskClient) -> None:
     english = client.get("/privacy").get_data(as_text=True)
     assert "What we keep" in english

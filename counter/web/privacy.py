@@ -62,4 +62,9 @@ def erase() -> Response | str:
             0 if erased is None else erased.matches,
         )
     )
-    return redirect(url_for("play.home"))
+    response = redirect(url_for("play.home"))
+    # And what this browser kept of them: the counter page's stored copy and outbox
+    # (static/outbox.js) and the service worker's cache. Browsers do this over HTTPS and at
+    # localhost; over plain http the page asks the server, which no longer has them.
+    response.headers["Clear-Site-Data"] = '"storage"'
+    return response
