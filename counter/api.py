@@ -202,6 +202,7 @@ def record_deal(
             request_id=request_id,
             after=after,
             device=this_device(),
+            known=answers.known(),
         )
     except deals.DealsChanged as changed:
         ask = overtaken.question(match=changed.match, after=after or 0, seat=seat, outcome=outcome)
@@ -228,6 +229,7 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
         number=number,
         request_id=request_id,
         device=this_device(),
+        known=answers.known(),
     )
     return match_json(match)
 

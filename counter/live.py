@@ -28,7 +28,7 @@ from flask_babel import gettext
 from counter import push
 from counter.browser import browser_key, changed, device_id, owner_of
 from counter.models import db
-from counter.refusals import N_, TooMany
+from counter.refusals import N_, NotFound, TooMany
 from counter.services import matches, sharing
 from counter.shapes import match_json, shared_from
 
@@ -119,11 +119,15 @@ def _stream(
     heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], config["LIVE_LIFETIME_S"]
     resumed = request.headers.get("Last-Event-ID")
 
+    def shown_now() -> dict[str, Any]:
+        return now() if shown is None else shown(now())
+
     def events() -> Iterator[str]:
         try:
             yield f"retry: {RETRY_MS}\n\n"
             data = _compact(first if shown is None else shown(first))
-            if event_id(data) != resumed:
+            last = event_id(data)
+            if last != resumed:
                 yield _event(data)
             ends = time.monotonic() + lifetime
             while (left := ends - time.monotonic()) > 0:
@@ -146,9 +150,17 @@ def _stream(
                     db.session.close()
                     if notice is not None:
                         yield _event(_compact(notice), "next")
-                else:
-                    data = payload if shown is None else _compact(shown(json.loads(payload)))
-                    yield _event(data)
+                elif payload == push.CHANGED:
+                    try:
+                        data = _compact(shown_now())
+                    except NotFound:  # deleted, or no longer the reader's, meanwhile
+                        yield _event("{}", "gone")
+                        return
+                    finally:
+                        db.session.close()
+                    if event_id(data) != last:  # changes undone before it read: nothing new
+                        last = event_id(data)
+                        yield _event(data)
         finally:
             hub.unwatch(watcher)
             bounded.__exit__(None, None, None)

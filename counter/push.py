@@ -1,7 +1,9 @@
 """Live changes: every change of a match is pushed to the screens that show it.
 
-A write announces the match as it now is, after it commits; every open event
-stream of that match (:mod:`counter.web.live`) sends it on. Within one process
+A write announces that a match changed, after it commits; every open event
+stream of that match (:mod:`counter.live`) then reads the match as it is and sends
+it on. The write itself never builds the match for its readers: a deal into a
+long match costs what one into a short match does, however many screens watch. Within one process
 the hub hands it over in memory. With ``PUSH_URL`` (a Redis URL) each process
 also publishes it on one Redis channel and listens there, so a tap answered by
 one gunicorn worker, or one server, reaches a phone held open by another.
@@ -25,12 +27,11 @@ from typing import Any
 from flask import Flask, current_app
 
 from counter.models import utcnow
-from counter.services.read_models import MatchView
-from counter.shapes import match_json
 
 log = logging.getLogger(__name__)
 
 GONE = ""  # the payload of a match that was deleted
+CHANGED = "changed"  # the payload of "the match changed: read it again"
 NEXT = "next:"  # the payload of "a device that showed this match started another"
 CHECK = "check"  # the payload of "ask whether the reader may still see this match"
 END = "end"  # the payload of "this process is stopping: end now" (the page reconnects elsewhere)
@@ -39,11 +40,12 @@ REDIS_TIMEOUT_S = 0.5
 
 @dataclass(eq=False)  # each stream is its own, however alike
 class Watcher:
-    """One open stream: the newest news of its match, and a signal that it came."""
+    """One open stream: what it has yet to hear of its match, and a signal that it came."""
 
     match_id: int
     arrived: threading.Event = field(default_factory=threading.Event)
-    news: tuple[str, str] | None = None  # (stamp, payload) of the newest change
+    news: tuple[str, str] | None = None  # (stamp, payload) of the newest GONE or NEXT
+    changed: bool = False  # whether the match changed since the stream last read it
     check: bool = False  # whether the reader's access is to be asked about before all else
     ending: bool = False  # whether the stream is to end, before all else
 
@@ -52,14 +54,18 @@ class Watcher:
             self.ending = True
         elif payload == CHECK:
             self.check = True  # never written over by a change that comes after it
+        elif payload == CHANGED:
+            self.changed = True  # however many changes came: the stream reads the match once
         elif self.news is None or stamp >= self.news[0]:
             # Two writes may announce in another order than they committed: the newer stands.
             self.news = (stamp, payload)
         self.arrived.set()
 
     def wait(self, timeout: float) -> str | None:
-        """``END`` if the stream is to end, ``CHECK`` if access is to be asked about, else
-        the newest payload once one comes; None after ``timeout`` seconds."""
+        """Once something comes (None after ``timeout`` seconds), the first of: ``END`` if
+        the stream is to end, ``CHECK`` if access is to be asked about, ``CHANGED`` if
+        the match is to be read again (unless it is gone), the newest other payload.
+        What is left comes at the next call."""
         if not self.arrived.wait(timeout):
             return None
         if self.ending:
@@ -67,9 +73,15 @@ class Watcher:
         self.arrived.clear()
         if self.check:
             self.check = False
-            if self.news is not None:
-                self.arrived.set()  # the change comes next, once access is confirmed
+            if self.changed or self.news is not None:
+                self.arrived.set()  # the news comes next, once access is confirmed
             return CHECK
+        if self.changed and not (self.news is not None and self.news[1] == GONE):
+            # A deleted match is not there to read: its GONE comes instead.
+            self.changed = False
+            if self.news is not None:
+                self.arrived.set()
+            return CHANGED
         news, self.news = self.news, None
         return None if news is None else news[1]
 
@@ -203,11 +215,12 @@ def hub() -> Hub:
     return found
 
 
-def changed(match: MatchView) -> None:
-    """Announce a match as it is now: call it once the write has committed."""
-    # Written as the streams send it: a browser's own stream passes it on untouched.
-    payload = json.dumps(match_json(match), ensure_ascii=False, separators=(",", ":"))
-    hub().announce(match.id, stamp(match.played_at), payload)  # type: ignore[arg-type]
+def changed(match_id: int | None) -> None:
+    """Announce that a match changed: call it once the write has committed. Its streams
+    read it again, so they send what was committed, whatever order announcements
+    come in."""
+    if match_id is not None:
+        hub().announce(match_id, stamp(utcnow()), CHANGED)
 
 
 def moved(*, match_id: int, to: int, by: int) -> None:

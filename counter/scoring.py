@@ -11,7 +11,6 @@ replaces, and the other variants are house rules a table chooses per match.
 """
 
 import dataclasses
-from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -424,15 +423,19 @@ def dealers(first: Seat, deals: Sequence[DealResult]) -> list[Seat]:
 
 
 def walk(
-    deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
+    deals: Iterable[DealResult],
+    target: int,
+    names: tuple[str, str] = ("1", "2"),
+    *,
+    start: tuple[int, int] = (0, 0),
 ) -> Iterator[Standing]:
-    """The standing after each deal in turn, from 0:0 toward ``target``.
+    """The standing after each deal in turn, from ``start`` (0:0) toward ``target``.
 
-    Every total of the counter is this walk: the standing, a corrected list of
-    deals, the running totals of a tally sheet. A deal after the match is won is
-    refused (:class:`MatchFinished`).
+    Every deal the counter takes goes through this walk: a new deal, a corrected
+    list of deals, the running totals of a tally sheet. A deal after the match is
+    won is refused (:class:`MatchFinished`).
     """
-    current = Standing((0, 0), target, names)
+    current = Standing(start, target, names)
     for deal in deals:
         current = current.after(deal)
         yield current
@@ -441,9 +444,15 @@ def walk(
 def standing(
     deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
-    """Total ``deals`` in order toward ``target``."""
-    last = deque(walk(deals, target, names), maxlen=1)  # only the final standing is kept
-    return last[0] if last else Standing((0, 0), target, names)
+    """Total ``deals`` in order toward ``target``; as :func:`walk` does, a deal after the
+    match is won is refused, but no standing is made for each deal on the way."""
+    scores = [0, 0]
+    for deal in deals:
+        if reaches(scores[0], target) or reaches(scores[1], target):
+            Standing((scores[0], scores[1]), target, names).after(deal)  # refused there
+        if deal.player is not None:
+            scores[deal.player - 1] += deal.points
+    return Standing((scores[0], scores[1]), target, names)
 
 
 def replay(
@@ -476,10 +485,15 @@ def replay(
 
 
 def running_totals(
-    deals: Sequence[DealResult], target: int, names: tuple[str, str] = ("1", "2")
+    deals: Sequence[DealResult],
+    target: int,
+    names: tuple[str, str] = ("1", "2"),
+    *,
+    start: tuple[int, int] = (0, 0),
 ) -> list[Standing]:
-    """The standing after each deal, for tally sheets with running totals."""
-    return list(walk(deals, target, names))
+    """The standing after each deal, for tally sheets with running totals (from ``start``,
+    the totals of the deals before these)."""
+    return list(walk(deals, target, names, start=start))
 
 
 def check_room(deal_count: int) -> None:

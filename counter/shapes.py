@@ -58,8 +58,9 @@ def deal_json(deal: DealView) -> dict[str, Any]:
 
 
 def update_json(match: MatchView, *, since: int | None) -> dict[str, Any]:
-    """A match with its deals, shortened for a client that holds the first ``since`` of
-    them (none: all): the match's own fields, ``deal_count``, and the deals after those.
+    """A match, shortened for a client that holds the first ``since`` of its deals (none:
+    all): the match's own fields, ``deal_count``, and the deals after those (the match
+    may hold only those: see :func:`counter.services.deals.record_deal`).
 
     Deals are numbered 1, 2, … without gaps, so deal N is the Nth.
     """
@@ -68,7 +69,8 @@ def update_json(match: MatchView, *, since: int | None) -> dict[str, Any]:
     body = match_json(summary)
     body["dealer"] = match.dealer
     body["leader"] = scoring.leader(match.dealer)
-    body["deals"] = [] if since is None else [deal_json(deal) for deal in deals[since:]]
+    later = () if since is None else (deal for deal in deals if deal.number > since)
+    body["deals"] = [deal_json(deal) for deal in later]
     return body
 
 

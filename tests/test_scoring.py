@@ -93,6 +93,17 @@ def test_a_finished_match_refuses_another_deal() -> None:
         won.after(score_deal(2, Outcome.NORMAL))
 
 
+def test_totalling_deals_refuses_one_after_the_match_was_won() -> None:
+    deals = [score_deal(1, Outcome.SCHWARZ)] * 4 + [score_deal(2, Outcome.NORMAL)]
+    with pytest.raises(MatchFinished, match="won 12:0"):
+        standing(deals, target=11)
+
+
+def test_running_totals_can_start_from_the_deals_before() -> None:
+    deals = [score_deal(2, Outcome.NORMAL)]
+    assert [after.scores for after in running_totals(deals, 11, start=(5, 3))] == [(5, 4)]
+
+
 def test_running_totals_follow_each_deal() -> None:
     deals = [score_deal(1, Outcome.NORMAL), score_deal(2, Outcome.SCHNEIDER)]
     assert [after.scores for after in running_totals(deals, 11)] == [(1, 0), (1, 2)]

@@ -12,7 +12,7 @@ from counter.scoring import Outcome, Seat
 from counter.services import queries, spent
 from counter.services.devices import Holder
 from counter.services.matches import load_or_start, pin
-from counter.services.read_models import DealView, MatchView, deal_result, full_view, standing
+from counter.services.read_models import DealView, MatchView, deal_result, full_view, view_of
 from counter.services.transactions import begin_write, writes
 
 RENUMBERING = 1_000_000  # far above any deal number: a free range to move deals through
@@ -53,6 +53,7 @@ def record_deal(
     request_id: str | None = None,
     after: int | None = None,
     device: Holder | None = None,
+    known: int = 0,
 ) -> tuple[MatchView, bool]:
     """Record one deal's game points for ``seat`` (none for a tie); returns the match and
     whether the deal is new.
@@ -64,65 +65,92 @@ def record_deal(
     ``after`` (how many deals the phone knew the match to have) a match that has
     another number of deals now records nothing: :class:`DealsChanged`, so that two
     phones tapping the same deal never count it twice unasked.
+
+    The match returned holds the deals after the first ``known`` (at least the last):
+    a client that keeps the match asks for what it lacks, and the write then costs
+    the same however long the match is.
     """
     for attempt in range(3):
         if attempt:
             begin_write()
-        match, earlier = load_or_start(owner, match_id, device)
+        match, earlier = load_or_start(owner, match_id, device, deals=False)
+        entries = queries.ledger(match.id)
+        results = [entry.result for entry in entries]
         result = scoring.score_deal(seat, outcome, match.rules)
-        if _replayed(match, request_id, result):
-            view = full_view(match, earlier)
+        if _replayed(match, entries, request_id, result):
+            view = _view(match, earlier, results, known)
             db.session.rollback()  # nothing to write: end the transaction and its lock
             return view, False
-        then = standing(match).after(result)  # refuses a finished match
-        scoring.check_room(len(match.deals))
-        if after is not None and after != len(match.deals):
+        then = scoring.standing(results, match.target, match.names).after(
+            result
+        )  # refuses a finished match
+        scoring.check_room(len(results))
+        if after is not None and after != len(results):
             raise DealsChanged(
                 N_(
                     "Another phone changed this match: it has %(count)s deals now, and this "
                     "deal followed %(after)s. Nothing was recorded."
                 ),
-                match=full_view(match, earlier),
-                count=len(match.deals),
+                match=_view(match, earlier, results, 0),
+                count=len(results),
                 after=after,
             )
         match.won_by = then.winner
         match.played_at = utcnow()
-        match.deals.append(
-            Deal(
-                number=len(match.deals) + 1,
-                player=result.player,
-                outcome=result.outcome.value,
-                points=result.points,
-                rules=result.rules,
-                request_id=request_id,
-            )
+        deal = Deal(
+            match_id=match.id,
+            number=len(results) + 1,
+            player=result.player,
+            outcome=result.outcome.value,
+            points=result.points,
+            rules=result.rules,
+            request_id=request_id,
         )
+        db.session.add(deal)
         try:
-            db.session.commit()
+            db.session.flush()
         except IntegrityError:
             # Another request took this deal number or request id first (PostgreSQL
             # without the match lock, e.g. the very first deal): look again.
             db.session.rollback()
             continue
-        view = full_view(match, earlier)
-        push.changed(view)
+        results.append(result)
+        if known >= len(results) - 1:
+            view = view_of(match, earlier, results, [deal])  # nothing to read back
+        else:
+            view = _view(match, earlier, results, known)
+        db.session.commit()
+        push.changed(match.id)
         return view, True
     raise Conflict(N_("The match changed while this deal was being recorded; try again."))
 
 
-def _replayed(match: Match, request_id: str | None, result: scoring.DealResult) -> bool:
+def _view(
+    match: Match, earlier: tuple[int, int], results: list[scoring.DealResult], known: int
+) -> MatchView:
+    """The match after ``results``, holding its deals after the first ``known`` (at least
+    the last)."""
+    first = min(known, len(results) - 1) + 1 if results else 1
+    return view_of(match, earlier, results, queries.deals_from(match.id, first) if results else [])
+
+
+def _replayed(
+    match: Match,
+    entries: list[queries.Entry],
+    request_id: str | None,
+    result: scoring.DealResult,
+) -> bool:
     if request_id is None:
         return False
-    for deal in match.deals:
-        if deal.request_id == request_id:
-            if (deal.player, deal.outcome) != (result.player, result.outcome.value):
+    for number, entry in enumerate(entries, start=1):
+        if entry.request_id == request_id:
+            if (entry.result.player, entry.result.outcome) != (result.player, result.outcome):
                 raise RequestReused(
                     N_(
                         "That request was already recorded as deal %(number)s, for another "
                         "player or outcome; nothing new was recorded."
                     ),
-                    number=deal.number,
+                    number=number,
                 )
             return True
     return spent.request_spent(match_id=match.id, request_id=request_id)  # undone or deleted
@@ -136,6 +164,7 @@ def undo_last_deal(
     number: int | None = None,
     request_id: str | None = None,
     device: Holder | None = None,
+    known: int = 0,
 ) -> tuple[MatchView, DealView | None]:
     """Take back the latest deal; a match it had finished is open again.
 
@@ -143,37 +172,43 @@ def undo_last_deal(
     that deal is taken back. A deal whose request id is no longer in the match
     was undone already: nothing more is removed and the answer is the match as
     it is, so a repeated or retried undo takes back one deal, never two.
-    Returns the match as it is now and the deal that was taken back, if one was.
+    Returns the match as it is now, holding its deals after the first ``known`` as
+    :func:`record_deal` does, and the deal that was taken back, if one was.
     """
-    match, earlier = queries.load(owner, match_id, for_update=True)
+    match, earlier = queries.load(owner, match_id, for_update=True, deals=False)
     pin(device, match_id)
-    if request_id is not None and all(deal.request_id != request_id for deal in match.deals):
-        view = full_view(match, earlier)
+    entries = queries.ledger(match.id)
+    results = [entry.result for entry in entries]
+    if request_id is not None and all(entry.request_id != request_id for entry in entries):
+        view = _view(match, earlier, results, known)
         db.session.rollback()
         return view, None
-    if not match.deals:
+    if not entries:
         raise NothingToUndo(N_("There is no deal to undo in this match."))
-    last = match.deals[-1]
-    if (number is not None and last.number != number) or (
+    last = entries[-1]
+    if (number is not None and len(entries) != number) or (
         request_id is not None and last.request_id != request_id
     ):
         raise NothingToUndo(
             N_("Deal %(number)s is no longer the last one; nothing was undone."),
-            number=number if number is not None else _number_of(match, request_id),
+            number=number if number is not None else _number_of(entries, request_id),
         )
-    removed = full_view(match, earlier).deals[-1]  # type: ignore[index]
+    stored = queries.deals_from(match.id, len(entries))
+    removed = view_of(match, earlier, results, stored).deals[-1]  # type: ignore[index]
     spent.spend_request(owner=owner, match_id=match.id, request_id=last.request_id)
-    match.deals.remove(last)  # deleted on commit
+    db.session.delete(stored[-1])
     match.won_by = None  # only the last deal can have won the match: it is open again
     match.played_at = utcnow()
+    db.session.flush()
+    view = _view(match, earlier, results[:-1], known)
     db.session.commit()
-    view = full_view(match, earlier)
-    push.changed(view)
+    push.changed(match.id)
     return view, removed
 
 
-def _number_of(match: Match, request_id: str | None) -> int | None:
-    return next((deal.number for deal in match.deals if deal.request_id == request_id), None)
+def _number_of(entries: list[queries.Entry], request_id: str | None) -> int | None:
+    numbered = enumerate(entries, start=1)
+    return next((number for number, entry in numbered if entry.request_id == request_id), None)
 
 
 def _numbered(match: Match, number: int) -> Deal:
@@ -214,7 +249,7 @@ def correct_deal(
     match.played_at = utcnow()
     db.session.commit()
     view = full_view(match, earlier)
-    push.changed(view)
+    push.changed(view.id)
     return view, view.deals[number - 1]  # type: ignore[index]
 
 
@@ -247,5 +282,5 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     match.played_at = utcnow()
     db.session.commit()
     view = full_view(match, earlier)
-    push.changed(view)
+    push.changed(view.id)
     return view, removed

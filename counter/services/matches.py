@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
@@ -46,6 +47,16 @@ def current_match(*, owner: str | None, device: Holder | None = None) -> MatchVi
         return full_view(*queries.load(owner, shown))
     found = queries.load_current(owner)
     return None if found is None else full_view(*found)
+
+
+def shown_version(*, owner: str | None, device: Holder | None = None) -> tuple[Any, ...] | None:
+    """The version (:func:`queries.version`) of the match :func:`current_match` gives,
+    its id first; None when that is no match yet."""
+    if device is not None and device.match_id is not None:
+        found = queries.version(owner, device.match_id)
+        if found is not None:
+            return found
+    return queries.version(owner, None)
 
 
 def owns(*, owner: str, match_id: int) -> bool:
@@ -198,14 +209,15 @@ def _with_uid(owner: str, uid: str) -> MatchView | None:
 
 
 def load_or_start(
-    owner: str, match_id: int | None, device: Holder | None = None
+    owner: str, match_id: int | None, device: Holder | None = None, *, deals: bool = True
 ) -> tuple[Match, tuple[int, int]]:
-    """The match to change, locked; with no id, this browser's first match, started now.
+    """The match to change, locked, with its deals if asked; with no id, this browser's
+    first match, started now.
 
     Either way it is the match on ``device``'s screen from now on.
     """
     if match_id is not None:
-        found = queries.load(owner, match_id, for_update=True)
+        found = queries.load(owner, match_id, for_update=True, deals=deals)
         pin(device, match_id)
         return found
     lock_owners(owner)
@@ -271,7 +283,7 @@ def change_match(
     if renamed or match_id is None:  # new names put the match in another series
         earlier = series.games_before(owner, match.names, match.id)
     view = full_view(match, earlier)
-    push.changed(view)
+    push.changed(view.id)
     return view
 
 

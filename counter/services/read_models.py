@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -48,6 +49,8 @@ class MatchView:
     created_at: datetime | None
     finished_at: datetime | None
     played_at: datetime | None = None
+    # All its deals; only the last few in a write's short answer (deal_count counts them
+    # all); none in a summary.
     deals: tuple[DealView, ...] | None = None
     rules: HouseRules = DEFAULT_RULES
     first_dealer: Seat = 1
@@ -85,11 +88,14 @@ class MatchPage:
 
 def deal_result(deal: Deal) -> scoring.DealResult:
     """A stored deal as the rules see it."""
-    return _result(deal.player, deal.outcome, deal.points, deal.rules)
+    return result_of(deal.player, deal.outcome, deal.points, deal.rules)
 
 
 @functools.lru_cache(maxsize=1024)
-def _result(player: int | None, outcome: str, points: int, rules: HouseRules) -> scoring.DealResult:
+def result_of(
+    player: int | None, outcome: str, points: int, rules: HouseRules
+) -> scoring.DealResult:
+    """A deal as the rules see it, from its stored values."""
     # Results are immutable and few (a player, an outcome, its points, a set of rules):
     # one of each serves every deal, instead of one built per deal per read.
     return scoring.DealResult(
@@ -106,14 +112,30 @@ def standing(match: Match) -> scoring.Standing:
 
 
 def full_view(match: Match, earlier: tuple[int, int]) -> MatchView:
-    """The match with its deals, running totals, dealers, and the games of its series.
+    """The match with all its deals, running totals, dealers, and the games of its series.
 
     ``earlier`` are the games each seat won in the series before this match; the
     match's own win, if it has one, is added here.
     """
+    return view_of(match, earlier, [deal_result(deal) for deal in match.deals], match.deals)
+
+
+def view_of(
+    match: Match,
+    earlier: tuple[int, int],
+    results: Sequence[scoring.DealResult],
+    shown: Sequence[Deal],
+) -> MatchView:
+    """The match after ``results`` (all its deals, in order), with ``shown``, its last
+    deals as stored, in its ``deals``: all of them for :func:`full_view`, the few a
+    client lacks for a write's short answer (at least the last, which says when a won
+    match finished). ``earlier`` as for :func:`full_view`."""
     games = series.with_own_win(earlier, match.won_by)
-    results = [deal_result(deal) for deal in match.deals]
-    running = scoring.running_totals(results, match.target, match.names)
+    skipped = len(results) - len(shown)
+    before = scoring.standing(results[:skipped], match.target, match.names)
+    running = scoring.running_totals(
+        results[skipped:], match.target, match.names, start=before.scores
+    )
     first_dealer = parsing.seat(match.first_dealer)
     dealers = scoring.dealers(first_dealer, results)
     deals = tuple(
@@ -129,9 +151,11 @@ def full_view(match: Match, earlier: tuple[int, int]) -> MatchView:
             request_id=deal.request_id,
             rules=result.rules,
         )
-        for deal, result, after, dealer in zip(match.deals, results, running, dealers, strict=False)
+        for deal, result, after, dealer in zip(
+            shown, results[skipped:], running, dealers[skipped:], strict=False
+        )
     )
-    last = running[-1] if running else scoring.Standing((0, 0), match.target, match.names)
+    last = running[-1] if running else before
     return MatchView(
         id=match.id,
         uid=match.uid,
@@ -141,7 +165,7 @@ def full_view(match: Match, earlier: tuple[int, int]) -> MatchView:
             PlayerView(2, match.player2, last.scores[1], games[1]),
         ),
         winner=last.winner,
-        deal_count=len(deals),
+        deal_count=len(results),
         created_at=match.created_at,
         finished_at=deals[-1].created_at if last.finished else None,
         played_at=match.played_at,
