@@ -8,10 +8,23 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from collections.abc import Callable, Hashable
 from typing import Any
 
-from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    flash,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_babel import force_locale, gettext
+from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from counter import i18n, limits, rulebook, shapes
@@ -21,7 +34,7 @@ from counter.refusals import N_, Malformed, Refusal
 from counter.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches, queries
 from counter.services.read_models import MatchView, blank_match
-from counter.web import forms, words
+from counter.web import forms, kept_pages, site, words
 from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("play", __name__))
@@ -33,9 +46,29 @@ def shown_match() -> MatchView:
     return current or blank_match()
 
 
+REQUEST_ID, NEW_UID = Markup("<request-id>"), Markup("<new-uid>")  # see kept_pages
+
+
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
     """The counter page, with the refusal's message when a form was refused."""
     match = match or _match_of_form() or shown_match()
+    return _home_page(None, lambda: _render_home(match, error))
+
+
+def _home_page(shows: Hashable | None, render: Callable[[], str]) -> str:
+    """The page ``render`` makes, kept under ``shows`` (what it shows; None: not kept)
+    with the language and display it is in, unless it has a message of its own
+    (counter/web/kept_pages.py): a reload, another phone at the table, gets it again."""
+    # One fresh id per page: resubmitting its forms (double tap, back button, retry)
+    # records its deal, or starts its new match, once.
+    values: dict[str, str] = {REQUEST_ID: secrets.token_urlsafe(16), NEW_UID: uuid.uuid4().hex}
+    alone = shows is None or "_flashes" in session or request.method != "GET"
+    looks = (i18n.current_language(), *site.display().values(), plain_http())
+    key = None if alone else ("home", shows, request.script_root, request.full_path, *looks)
+    return kept_pages.page(key, render, values)
+
+
+def _render_home(match: MatchView, error: Refusal | None) -> str:
     state = {
         "match": _for_the_script(match),
         "rules": rulebook.for_the_script(),  # the rules as data for the script
@@ -43,10 +76,8 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
     return render_template(
         "home.html",
         match=match,
-        # One fresh id per rendered page: resubmitting this page's forms (double tap,
-        # back button, retry) records its deal, or starts its new match, once.
-        request_id=secrets.token_urlsafe(16),
-        new_uid=uuid.uuid4().hex,
+        request_id=REQUEST_ID,
+        new_uid=NEW_UID,
         error=None if error is None else words.explain(error),
         words=words.script_words(),
         state=state,
@@ -106,8 +137,27 @@ def _refused_form(error: Refusal) -> str:
 
 @bp.get("/")
 def home() -> str:
-    """The current match, or a blank one before this browser has recorded anything."""
-    return render_home(shown_match())
+    """The current match, or a blank one before this browser has recorded anything.
+
+    Rendered again only when the match changed: one light query says which match it
+    is and whether it changed (``matches.shown_version``), and a page kept under that
+    is sent again. The page is rendered from that very match (or the blank one), never
+    another, so it is kept only under what it shows."""
+    device = this_device()
+    owner = None if device is None else device.owner
+    version = matches.shown_version(owner=owner, device=device)
+    try:
+        return _home_page(
+            ("blank",) if version is None else version,
+            lambda: _render_home(
+                blank_match()
+                if version is None
+                else matches.get_match(owner=owner, match_id=version[0]),
+                None,
+            ),
+        )
+    except queries.MatchNotFound:  # deleted or handed over a moment ago: as it is now
+        return render_home(shown_match())
 
 
 @bp.get("/words/<language>.json")
