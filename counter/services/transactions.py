@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import ParamSpec, TypeVar
 
+from flask import current_app
 from sqlalchemy.exc import OperationalError
 
 from counter.models import WRITE, db
 from counter.refusals import N_, Busy
+from counter.services import turns
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -26,8 +29,9 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(service)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            begin_write()
-            return service(*args, **kwargs)
+            with _turn():
+                begin_write()
+                return service(*args, **kwargs)
         except OperationalError as error:
             db.session.rollback()
             if _lock_timeout(error):
@@ -40,6 +44,14 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
             raise
 
     return run
+
+
+def _turn() -> AbstractContextManager[None]:
+    """This write's turn among the writers to the same SQLite file (see turns.py)."""
+    turn = turns.turn_of(db.engine)
+    if turn is None:
+        return nullcontext()
+    return turn.taken(current_app.config["WRITE_LOCK_TIMEOUT_MS"] / 1000)
 
 
 def begin_write() -> None:
