@@ -2,32 +2,33 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
-
-try:
-    import fcntl
-except ImportError:  # Windows: one local process, nothing to race with
-    fcntl = None  # type: ignore[assignment]
-
 from flask import Flask
-from flask_migrate import Migrate, upgrade
 from jinja2.ext import Extension
 from werkzeug.routing import IntegerConverter
 
-from counter import api, errors, health, i18n, import_size, limits, live, push, security, web
+from counter import (
+    api,
+    errors,
+    health,
+    i18n,
+    import_size,
+    limits,
+    live,
+    migrating,
+    push,
+    security,
+    web,
+)
 from counter.config import configure
 from counter.models import MAX_ID, db, tune_engine
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-MIGRATIONS_DIR = PACKAGE_DIR / "migrations"
-
-migrate = Migrate(directory=str(MIGRATIONS_DIR))
 
 
 class PositiveIdConverter(IntegerConverter):
@@ -82,7 +83,6 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
         "ensure_ascii": False,
     }
     db.init_app(app)
-    migrate.init_app(app, db)
     app.url_map.converters["match_id"] = PositiveIdConverter
     app.url_map.converters["number"] = PositiveIdConverter
     app.url_map.converters["id"] = PositiveIdConverter
@@ -98,30 +98,10 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     limits.init_app(app)
     security.init_app(app, exempt=[api.bp, live.bp, health.bp])
 
+    if os.environ.get("FLASK_RUN_FROM_CLI") == "true":  # the flask command: its db commands
+        migrating.register(app)
     with app.app_context():
         tune_engine(db.engine, lock_timeout_ms=app.config["WRITE_LOCK_TIMEOUT_MS"])
         if app.config["AUTO_MIGRATE"]:
-            with _sqlite_migration_lock(db.engine):
-                upgrade()
-            # Forked workers must open their own connections, not share these.
-            db.engine.dispose()
+            migrating.upgrade_in_own_process(db.engine.url.render_as_string(hide_password=False))
     return app
-
-
-@contextmanager
-def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
-    """Let one of several workers starting on the same SQLite file migrate it at a time.
-
-    SQLite runs CREATE TABLE outside a transaction, so two workers migrating a new
-    file together would collide; PostgreSQL takes an advisory lock in env.py instead.
-    """
-    path = engine.url.database
-    if engine.dialect.name != "sqlite" or not path or path == ":memory:" or fcntl is None:
-        yield
-        return
-    with open(f"{path}.migrate-lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -21,7 +21,7 @@ from jinja2.bccache import Bucket
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from counter import create_app, push
+from counter import create_app, migrating, push
 from counter.models import db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
@@ -84,6 +84,7 @@ def make_app(database_url: str, **settings: object) -> Flask:
         }
     )
     app.jinja_env.bytecode_cache = COMPILED_TEMPLATES
+    migrating.register(app)  # the tests migrate, and go down and up again, in process
     return app
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ from alembic.migration import MigrationContext
 from flask import Flask
 from flask_migrate import downgrade, upgrade
 
-from counter import create_app
+from counter import create_app, migrating
 from counter.config import database_url, secret_key
 from counter.models import db
 
@@ -71,6 +73,29 @@ def test_the_server_creates_its_database_on_first_start(tmp_path: Path) -> None:
     assert {"match", "deal", "alembic_version"} <= tables
 
 
+def test_a_server_that_migrates_on_start_never_loads_alembic(tmp_path: Path) -> None:
+    """Alembic stays in the process that migrated, not in every worker for its whole life."""
+    path = tmp_path / "lean.sqlite"
+    script = f"""
+import sys
+from counter import create_app
+app = create_app({{"SECRET_KEY": "k" * 32, "SQLALCHEMY_DATABASE_URI": "sqlite:///{path}"}})
+assert app.test_client().post("/api/matches", json={{}}).status_code == 201
+print(sorted(name for name in sys.modules if name.split(".")[0] in ("alembic", "flask_migrate")))
+"""
+    started = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert started.stdout.strip() == "[]"
+
+
+def test_a_failed_migration_stops_the_start_with_its_reason(tmp_path: Path) -> None:
+    (tmp_path / "not-a-database.sqlite").write_text("this is not SQLite")
+    url = f"sqlite:///{tmp_path / 'not-a-database.sqlite'}"
+    with pytest.raises(RuntimeError, match="Migrating the database failed"):
+        create_app({"SECRET_KEY": "k" * 32, "SQLALCHEMY_DATABASE_URI": url})
+
+
 def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
     app = create_app({"SECRET_KEY": "k" * 32, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/w"})
     with app.app_context():
@@ -89,6 +114,7 @@ def test_the_migrations_build_exactly_the_models(app: Flask) -> None:
 def test_the_migrations_go_down_and_up_again(tmp_path: Path) -> None:
     path = tmp_path / "roundtrip.sqlite"
     app = create_app({"SECRET_KEY": "k" * 32, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}"})
+    migrating.register(app)
     with app.app_context():
         downgrade(revision="base")
         db.engine.dispose()

@@ -1,0 +1,97 @@
+"""Migrations: applied in a process of their own, so that no worker keeps Alembic.
+
+Alembic and the migration scripts take about 15 MB of a process that has run them,
+and a worker would keep that for its whole life for one use at start. So a worker
+that starts with ``AUTO_MIGRATE`` runs ``python -m counter.migrating`` and waits for
+it; the database's address goes to it in the environment, never on a command line
+that ``ps`` shows. Workers starting together on one SQLite file migrate it one at a
+time (PostgreSQL takes an advisory lock in migrations/env.py instead).
+
+The ``flask --app counter db …`` commands load Alembic in that command's process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from flask import Flask
+from sqlalchemy import Engine
+
+from counter.models import db
+
+try:
+    import fcntl
+except ImportError:  # Windows: one local process, nothing to race with
+    fcntl = None  # type: ignore[assignment]
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+DATABASE_VARIABLE = "SANTASE_MIGRATE_DATABASE_URL"
+TIMEOUT_S = 600
+
+
+def register(app: Flask) -> None:
+    """Give ``app`` the ``flask db`` commands (and this process Alembic)."""
+    from flask_migrate import Migrate
+
+    Migrate(app, db, directory=str(MIGRATIONS_DIR))
+
+
+def upgrade_in_own_process(url: str) -> None:
+    """Bring the database at ``url`` to the latest migration, in another process."""
+    finished = subprocess.run(
+        [sys.executable, "-m", "counter.migrating"],
+        env={**os.environ, DATABASE_VARIABLE: url},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    if finished.returncode != 0:
+        raise RuntimeError(f"Migrating the database failed:\n{finished.stderr[-4000:]}")
+
+
+def upgrade_here(app: Flask) -> None:
+    """Bring ``app``'s database to the latest migration, in this process."""
+    from flask_migrate import upgrade
+
+    if "migrate" not in app.extensions:
+        register(app)
+    with app.app_context(), _one_at_a_time(db.engine):
+        upgrade()
+        db.engine.dispose()
+
+
+@contextmanager
+def _one_at_a_time(engine: Engine) -> Iterator[None]:
+    """Let one of several workers starting on the same SQLite file migrate it at a time.
+
+    SQLite runs CREATE TABLE outside a transaction, so two workers migrating a new
+    file together would collide; PostgreSQL takes an advisory lock in env.py instead.
+    """
+    path = engine.url.database
+    if engine.dialect.name != "sqlite" or not path or path == ":memory:" or fcntl is None:
+        yield
+        return
+    with open(f"{path}.migrate-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def main() -> None:
+    from counter import create_app
+
+    url = os.environ[DATABASE_VARIABLE]
+    settings = {"SQLALCHEMY_DATABASE_URI": url, "AUTO_MIGRATE": False, "SECRET_KEY": "migrating"}
+    upgrade_here(create_app(settings))
+
+
+if __name__ == "__main__":
+    main()
