@@ -3,16 +3,22 @@ security headers, and a session cookie that is Secure whenever the site is HTTPS
 
 from __future__ import annotations
 
+import time
+from datetime import datetime, timedelta
+
 from flask import Blueprint, Flask, Request, Response, abort, request
-from flask.sessions import SecureCookieSessionInterface
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
 from flask_babel import gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from itsdangerous import BadSignature
 from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from counter.errors import error_response
 
 csrf = CSRFProtect()
+
+SESSION_SENT_AGAIN_AFTER = timedelta(days=1)  # an unchanged session cookie: see SessionCookies
 
 CONTENT_SECURITY_POLICY = "; ".join(
     [
@@ -46,10 +52,38 @@ PUBLIC_ENDPOINTS = frozenset(
 
 
 class SessionCookies(SecureCookieSessionInterface):
-    """Mark the session cookie Secure on HTTPS requests (behind a proxy too, via ProxyFix)."""
+    """Mark the session cookie Secure on HTTPS requests (behind a proxy too, via ProxyFix),
+    and send an unchanged one again once a day, not with every answer.
+
+    The cookie lives a year from when it was last sent, so a phone in use keeps it;
+    signing it again for each request (Flask's way) cost every answer a signature
+    and a Set-Cookie header for nothing.
+    """
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        signer = self.get_signing_serializer(app)
+        cookie = request.cookies.get(self.get_cookie_name(app))
+        if signer is None or not cookie:
+            return super().open_session(app, request)
+        lifetime = int(app.permanent_session_lifetime.total_seconds())
+        try:
+            data, signed_at = signer.loads(cookie, max_age=lifetime, return_timestamp=True)
+        except BadSignature:
+            return self.session_class()
+        session = self.session_class(data)
+        session.signed_at = signed_at  # type: ignore[attr-defined]
+        return session
+
+    def should_set_cookie(self, app: Flask, session: SessionMixin) -> bool:
+        if session.modified or not session.permanent:
+            return bool(session.modified)
+        signed_at: datetime | None = getattr(session, "signed_at", None)
+        if signed_at is None:
+            return True
+        return time.time() - signed_at.timestamp() > SESSION_SENT_AGAIN_AFTER.total_seconds()
 
 
 def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:

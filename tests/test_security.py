@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,6 +82,26 @@ def test_the_session_cookie_is_secure_over_https(app: Flask) -> None:
 def test_the_session_cookie_is_not_marked_secure_over_plain_http(client: FlaskClient) -> None:
     response = client.post("/api/matches", json={})
     assert "Secure" not in response.headers["Set-Cookie"]
+
+
+def test_an_unchanged_session_cookie_is_not_sent_with_every_answer(client: FlaskClient) -> None:
+    first = client.post("/api/matches", json={})
+    assert "Set-Cookie" in first.headers  # the device's cookie, for a year
+    again = client.get("/api/matches/current")
+    assert again.status_code == 200
+    assert "Set-Cookie" not in again.headers
+
+
+def test_a_session_cookie_a_day_old_is_sent_again_for_another_year(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client.post("/api/matches", json={})
+    later = time.time() + 2 * 24 * 3600
+    monkeypatch.setattr(time, "time", lambda: later)  # itsdangerous reads the clock here
+    again = client.get("/api/matches/current")
+    assert again.status_code == 200
+    assert "Set-Cookie" in again.headers
+    assert "Expires=" in again.headers["Set-Cookie"]
 
 
 def test_behind_a_trusted_proxy_https_is_recognised(migrated_database: str) -> None:
