@@ -95,7 +95,7 @@ def _match_query(
 
 def version(owner: str | None, match_id: int | None) -> tuple[Any, ...] | None:
     """All a page of this browser's match (none: its match played last) can change with:
-    the match's own row, the games won before it, and its deals' count, last id and last
+    the match's own row, the games won before it, and its deals' count, ids and last
     correction; None if there is no such match. Every change of the match, or of the
     games before it, gives another version: one light query tells a kept page is still
     what it shows."""
@@ -113,7 +113,9 @@ def _version_query(by: Literal["id", "current"]) -> Select[*tuple[Any, ...]]:
     ]
     deals = [
         select(aggregate).where(Deal.match_id == Match.id).correlate(Match).scalar_subquery()
-        for aggregate in (func.count(Deal.id), func.max(Deal.id), func.max(Deal.corrected_at))
+        # The sum of the ids, not their largest: PostgreSQL would look for that one by
+        # walking the whole table's ids backwards. A deal recorded anew has a new id.
+        for aggregate in (func.count(Deal.id), func.sum(Deal.id), func.max(Deal.corrected_at))
     ]
     statement = select(*own, series.earlier_wins(1), series.earlier_wins(2), *deals)
     if by == "id":
