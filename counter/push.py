@@ -19,7 +19,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -36,6 +37,7 @@ NEXT = "next:"  # the payload of "a device that showed this match started anothe
 CHECK = "check"  # the payload of "ask whether the reader may still see this match"
 END = "end"  # the payload of "this process is stopping: end now" (the page reconnects elsewhere)
 REDIS_TIMEOUT_S = 0.5
+MESSAGES = "v2"  # v1 carried the whole match; v2 says only that it changed
 
 
 @dataclass(eq=False)  # each stream is its own, however alike
@@ -54,8 +56,10 @@ class Watcher:
             self.ending = True
         elif payload == CHECK:
             self.check = True  # never written over by a change that comes after it
-        elif payload == CHANGED:
-            self.changed = True  # however many changes came: the stream reads the match once
+        elif payload != GONE and not payload.startswith(NEXT):
+            # CHANGED, or what this release does not know (another release's message
+            # on a shared Redis): the stream reads the match, once however many came.
+            self.changed = True
         elif self.news is None or stamp >= self.news[0]:
             # Two writes may announce in another order than they committed: the newer stands.
             self.news = (stamp, payload)
@@ -91,7 +95,10 @@ class Hub:
 
     def __init__(self, redis_url: str | None, channel: str) -> None:
         self.redis_url = redis_url or ""
-        self.channel = channel
+        # The messages' format is in the channel's name: two releases sharing a Redis for
+        # the length of a deploy never misread each other's. The old release's streams end
+        # as its processes stop, and their pages reconnect to the new one.
+        self.channel = f"{channel}:{MESSAGES}"
         self._lock = threading.Lock()
         self._watchers: dict[int, set[Watcher]] = {}
         self._redis: Any = None
@@ -215,18 +222,47 @@ def hub() -> Hub:
     return found
 
 
+_held = threading.local()  # the announcements of the write this thread is in, if any
+
+
+@contextmanager
+def after_writing() -> Iterator[None]:
+    """Hold the announcements made inside (by a write), and make them as it ends: after
+    its transaction and its turn (counter/services/transactions.py), so that a Redis slow
+    to answer never keeps the next write waiting."""
+    if getattr(_held, "news", None) is not None:  # a write inside a write: the outer one
+        yield
+        return
+    _held.news = []
+    try:
+        yield
+    finally:
+        news, _held.news = _held.news, None
+        for match_id, moment, payload in news:  # a change committed before a failure too
+            hub().announce(match_id, moment, payload)
+
+
+def _announce(match_id: int, payload: str) -> None:
+    news = (match_id, stamp(utcnow()), payload)
+    held: list[tuple[int, str, str]] | None = getattr(_held, "news", None)
+    if held is None:
+        hub().announce(*news)
+    else:
+        held.append(news)
+
+
 def changed(match_id: int | None) -> None:
     """Announce that a match changed: call it once the write has committed. Its streams
     read it again, so they send what was committed, whatever order announcements
     come in."""
     if match_id is not None:
-        hub().announce(match_id, stamp(utcnow()), CHANGED)
+        _announce(match_id, CHANGED)
 
 
 def moved(*, match_id: int, to: int, by: int) -> None:
     """Announce to the screens of a match that device ``by``, which showed it, started
     match ``to``: they may follow it there."""
-    hub().announce(match_id, stamp(utcnow()), f"{NEXT}{to}:{by}")
+    _announce(match_id, f"{NEXT}{to}:{by}")
 
 
 def recheck(match_ids: Iterable[int]) -> None:
@@ -234,12 +270,12 @@ def recheck(match_ids: Iterable[int]) -> None:
     device was removed, or the key changed): those that may not end now, not at their
     next heartbeat."""
     for match_id in match_ids:
-        hub().announce(match_id, stamp(utcnow()), CHECK)
+        _announce(match_id, CHECK)
 
 
 def deleted(match_id: int) -> None:
     """Announce that a match is no longer there."""
-    hub().announce(match_id, stamp(utcnow()), GONE)
+    _announce(match_id, GONE)
 
 
 def stamp(moment: datetime | None) -> str:

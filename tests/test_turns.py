@@ -1,5 +1,6 @@
 """Writers to one SQLite file take turns (counter/services/turns.py): a write waits while
-another holds the turn, in this process or another, and no longer than its timeout."""
+another holds the turn, in this process or another, and no longer than its timeout; its
+announcements to live pages go out after it."""
 
 from __future__ import annotations
 
@@ -7,9 +8,19 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from counter.services.turns import Turn
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from counter import push
+from counter.models import db
+from counter.services.turns import NoTurn, Turn, turn_of
+
+from helpers import api_deal, api_start
 
 HOLD_S = 0.3
 
@@ -59,8 +70,9 @@ def test_a_process_waits_for_the_turn_another_process_holds(tmp_path: Path) -> N
     assert waited > HOLD_S / 3
 
 
-def test_a_write_goes_on_after_its_timeout_without_the_turn(tmp_path: Path) -> None:
-    turn = Turn(str(tmp_path / "db-turn"))
+@contextmanager
+def held_by_another_thread(turn: Turn) -> Iterator[None]:
+    """``turn`` held by another thread until the block ends."""
     holding, done = threading.Event(), threading.Event()
 
     def holder() -> None:
@@ -71,12 +83,19 @@ def test_a_write_goes_on_after_its_timeout_without_the_turn(tmp_path: Path) -> N
     thread = threading.Thread(target=holder)
     thread.start()
     holding.wait(5)
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+def test_a_turn_that_does_not_come_in_time_is_not_taken(tmp_path: Path) -> None:
+    turn = Turn(str(tmp_path / "db-turn"))
     started = time.monotonic()
-    with turn.taken(0.05):
-        waited = time.monotonic() - started
-    done.set()
-    thread.join()
-    assert waited < 2  # it went on to SQLite's own lock, which refuses in time
+    with held_by_another_thread(turn), pytest.raises(NoTurn), turn.taken(0.05):
+        pass
+    assert time.monotonic() - started < 2
 
 
 def test_a_write_inside_a_write_of_the_same_thread_holds_the_turn_already(tmp_path: Path) -> None:
@@ -85,3 +104,30 @@ def test_a_write_inside_a_write_of_the_same_thread_holds_the_turn_already(tmp_pa
         pass
     with turn.taken(0.01):  # let go of entirely
         pass
+
+
+def test_a_write_whose_turn_does_not_come_in_time_is_refused_as_busy(
+    app: Flask, client: FlaskClient
+) -> None:
+    match = api_start(client, players=["Ana", "Boris"])
+    app.config["WRITE_LOCK_TIMEOUT_MS"] = 100
+    with app.app_context():
+        turn = turn_of(db.engine)
+    assert turn is not None
+    with held_by_another_thread(turn):
+        answer = api_deal(client, match["id"], 1, "normal")
+    assert answer.status_code == 503
+    assert "busy" in answer.json["error"]
+    assert client.get(f"/api/matches/{match['id']}").json["deals"] == []
+
+
+def test_a_writes_announcements_go_out_after_its_turn(app: Flask) -> None:
+    with app.app_context():
+        watcher = push.hub().watch(7)
+        try:
+            with push.after_writing():
+                push.changed(7)
+                assert not watcher.arrived.is_set()  # held while the write holds its turn
+            assert watcher.wait(1) == push.CHANGED
+        finally:
+            push.hub().unwatch(watcher)

@@ -8,13 +8,14 @@ refusal (503 with Retry-After), never an error page.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
 from flask import current_app
 from sqlalchemy.exc import OperationalError
 
+from counter import push
 from counter.models import WRITE, db
 from counter.refusals import N_, Busy
 from counter.services import turns
@@ -23,35 +24,56 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+BUSY = N_("The counter is busy with another write; nothing was changed. Try again.")
+
+
 def writes(service: Callable[P, R]) -> Callable[P, R]:
-    """Run a service in a write transaction; a refusal rolls back, so it changes nothing."""
+    """Run a service in a write transaction; a refusal rolls back, so it changes nothing.
+
+    The write's announcements to live pages go out once it is over and its turn let go
+    (:func:`counter.push.after_writing`): a Redis slow to answer never holds up the
+    next write."""
 
     @functools.wraps(service)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            with _turn():
+        with push.after_writing(), _turn():
+            try:
                 begin_write()
                 return service(*args, **kwargs)
-        except OperationalError as error:
-            db.session.rollback()
-            if _lock_timeout(error):
-                raise Busy(
-                    N_("The counter is busy with another write; nothing was changed. Try again.")
-                ) from error
-            raise
-        except BaseException:
-            db.session.rollback()
-            raise
+            except OperationalError as error:
+                db.session.rollback()
+                if _lock_timeout(error):
+                    raise Busy(BUSY) from error
+                raise
+            except BaseException:
+                db.session.rollback()
+                raise
 
     return run
 
 
-def _turn() -> AbstractContextManager[None]:
-    """This write's turn among the writers to the same SQLite file (see turns.py)."""
+@contextmanager
+def _turn() -> Iterator[None]:
+    """This write's turn among the writers to the same SQLite file (see turns.py); a turn
+    that does not come within the lock timeout is refused as busy, changing nothing."""
     turn = turns.turn_of(db.engine)
     if turn is None:
-        return nullcontext()
-    return turn.taken(current_app.config["WRITE_LOCK_TIMEOUT_MS"] / 1000)
+        yield
+        return
+    try:
+        with turn.taken(current_app.config["WRITE_LOCK_TIMEOUT_MS"] / 1000):
+            yield
+    except turns.NoTurn as error:
+        raise Busy(BUSY) from error
+
+
+def one_snapshot() -> None:
+    """Let this request's reads from now on see the database as of one moment, as the
+    first of them finds it: PostgreSQL's REPEATABLE READ (each statement would otherwise
+    see what committed just before it); SQLite's read transaction does so already."""
+    if db.engine.dialect.name == "postgresql":
+        db.session.rollback()
+        db.session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
 
 
 def begin_write() -> None:
