@@ -3,12 +3,17 @@ phone showing the same match, gets the same page with its own token and ids in i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
+import pytest
 from flask import Flask, template_rendered
 from flask.testing import FlaskClient
 from test_devices import make_link
+
+from counter.services import matches
 
 from helpers import api_deal, api_start, page_field, page_form, same_browser, submit, win_match
 
@@ -163,3 +168,30 @@ def test_a_browser_without_a_match_never_gets_another_browsers_page(
     assert "Zlatomira" in page(client)
     assert "Zlatomira" not in page(other_client)
     assert page(other_client).count("Boris") == blank.count("Boris")
+
+
+def test_a_page_kept_shows_the_match_as_its_version_read_it(
+    app: Flask, client: FlaskClient, other_client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another phone's change lands between the read of the version and the read of the
+    match: the page kept under that version must not show the change (it would be
+    served again once the version comes back)."""
+    first = api_start(client, players=["Ana", "Boris"])
+    win_match(client, first["id"])
+    api_start(client, players=["Ana", "Boris"])
+    assert submit(other_client, make_link(client)).status_code == 302  # another phone
+    real = matches.get_match
+
+    def meanwhile(**asked: Any) -> Any:
+        monkeypatch.setattr(matches, "get_match", real)
+        with app.app_context():  # the other phone's request: its own session and connection
+            undo = other_client.delete(f"/api/matches/{first['id']}/deals/last")
+            assert undo.status_code == 200
+        return real(**asked)
+
+    monkeypatch.setattr(matches, "get_match", meanwhile)
+    app.extensions["kept_pages"].clear()  # the link's page was kept: render this one
+    page(client)  # its version: Ana won a game before this match
+    again = api_deal(other_client, first["id"], 1, "schwarz")
+    assert again.status_code == 201, again.json  # won again
+    assert re.findall(r'"games":(\d)', page(client)) == ["1", "0"]

@@ -34,6 +34,7 @@ from counter.refusals import N_, Malformed, Refusal
 from counter.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches, queries
 from counter.services.read_models import MatchView, blank_match
+from counter.services.transactions import one_snapshot
 from counter.web import forms, kept_pages, site, words
 from counter.web.forms import confirm_page
 
@@ -142,7 +143,8 @@ def home() -> str:
     Rendered again only when the match changed: one light query says which match it
     is and whether it changed (``matches.shown_version``), and a page kept under that
     is sent again. The page is rendered from that very match (or the blank one), never
-    another, so it is kept only under what it shows."""
+    another, so it is kept only under what it shows; both reads see the same moment."""
+    one_snapshot()
     device = this_device()
     owner = None if device is None else device.owner
     version = matches.shown_version(owner=owner, device=device)
