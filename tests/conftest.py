@@ -51,7 +51,8 @@ COMPILED_TEMPLATES = CompiledTemplates()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A run on PostgreSQL leaves out the tests of SQLite's own files: they do not apply.
+    """A run on PostgreSQL leaves out the tests of SQLite's own files (its data and log,
+    the writers' turn beside it): they do not apply.
 
     Left out, not skipped: CI fails on any skip, so that a browser or a service that is
     missing can never pass for a run.

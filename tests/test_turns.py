@@ -106,6 +106,7 @@ def test_a_write_inside_a_write_of_the_same_thread_holds_the_turn_already(tmp_pa
         pass
 
 
+@pytest.mark.sqlite_files  # the turn is a file beside SQLite's; PostgreSQL orders its own writers
 def test_a_write_whose_turn_does_not_come_in_time_is_refused_as_busy(
     app: Flask, client: FlaskClient
 ) -> None:
