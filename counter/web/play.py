@@ -144,9 +144,9 @@ def home() -> str:
     is and whether it changed (``matches.shown_version``), and a page kept under that
     is sent again. The page is rendered from that very match (or the blank one), never
     another, so it is kept only under what it shows; both reads see the same moment."""
-    one_snapshot()
-    device = this_device()
+    device = this_device()  # which may note, in a write of its own, that it was seen
     owner = None if device is None else device.owner
+    one_snapshot()
     version = matches.shown_version(owner=owner, device=device)
     try:
         return _home_page(
