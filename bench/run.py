@@ -204,7 +204,9 @@ def wait_for(url: str, process: subprocess.Popen[bytes], what: str, log: Path) -
         except OSError:
             if time.monotonic() > deadline or process.poll() is not None:
                 process.kill()
-                raise RuntimeError(f"{what} did not start; see {log}") from None
+                # The log's folder goes with the run: say its end here, where CI shows it.
+                said = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+                raise RuntimeError(f"{what} did not start; its log ended:\n{said}") from None
             time.sleep(0.1)
 
 
