@@ -3,8 +3,8 @@
 A write announces that a match changed, after it commits; every open event
 stream of that match (:mod:`counter.live`) then reads the match as it is and sends
 it on. The write itself never builds the match for its readers: a deal into a
-long match costs what one into a short match does, however many screens watch. Within one process
-the hub hands it over in memory. With ``PUSH_URL`` (a Redis URL) each process
+long match costs what one into a short match does, however many screens watch.
+Within one process the hub hands it over in memory. With ``PUSH_URL`` (a Redis URL) each process
 also publishes it on one Redis channel and listens there, so a tap answered by
 one gunicorn worker, or one server, reaches a phone held open by another.
 

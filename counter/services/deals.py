@@ -81,9 +81,8 @@ def record_deal(
             view = _view(match, earlier, results, known)
             db.session.rollback()  # nothing to write: end the transaction and its lock
             return view, False
-        then = scoring.standing(results, match.target, match.names).after(
-            result
-        )  # refuses a finished match
+        before = scoring.standing(results, match.target, match.names)
+        then = before.after(result)  # refuses a finished match
         scoring.check_room(len(results))
         if after is not None and after != len(results):
             raise DealsChanged(
