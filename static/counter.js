@@ -3,9 +3,7 @@
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
 import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
-import * as outbox from "./outbox.js";
-
-const { enqueue, matchUid, newId, view } = outbox;
+import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, newId, reread, show, state, STORE, view, wakeUp, withdraw } from "./outbox.js";
 
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
@@ -41,7 +39,7 @@ function tapDeal(player, outcome) {
   const label = describe(before, { player: seat, outcome, points: before.outcomes[outcome].points });
   // `after`: the deals this phone knows of, so that the server can tell when another phone
   // recorded one first; one that came from another phone just now may be this very deal.
-  const after = outbox.knownBefore(seat, before.deals.length);
+  const after = knownBefore(seat, before.deals.length);
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), after, label });
   lastTap.said = `${label}. ${announce(view())}`;
   notify(lastTap.said);
@@ -53,7 +51,7 @@ function undoLast() {
   if (!deal || tooSoon()) return;
   lastChange = performance.now();
   const note = describe(shown, deal);
-  if (!outbox.withdraw(deal.request_id)) {
+  if (!withdraw(deal.request_id)) {
     const label = fill(words.undoOf, { number: deal.number, note });
     change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label });
   }
@@ -73,8 +71,8 @@ const tap = {
     lastChange = performance.now();
   },
 };
-let settings = null;
-const loadSettings = () => (settings ??= import("./settings.js").catch((error) => { settings = null; throw error; }));
+let settingsModule = null;
+const loadSettings = () => (settingsModule ??= import("./settings.js").catch((error) => { settingsModule = null; throw error; }));
 const setting = (name) => (form, button) => loadSettings().then((module) => module[name](form, button, tap));
 
 const handlers = {
@@ -122,8 +120,8 @@ function follow(id) {
   following = id;
   source = id && new EventSource(`/api/matches/${id}/events`);
   if (!id) return;
-  source.onmessage = (event) => outbox.arrived(JSON.parse(event.data));
-  source.addEventListener("gone", outbox.wakeUp); // deleted, or no longer this phone's
+  source.onmessage = (event) => arrived(JSON.parse(event.data));
+  source.addEventListener("gone", wakeUp); // deleted, or no longer this phone's
   source.addEventListener("next", (event) => otherPhone().then((module) => module.offer(event)));
 }
 
@@ -143,11 +141,11 @@ const overtaken = (change, answer) => otherPhone().then((module) => module.settl
 
 document.body.classList.add("live");
 // A refusal's line (refusals.js) loads with the first refusal.
-const refused = (change, error) => import("./refusals.js").then((module) => module.refused(change, error)).catch(outbox.fail);
-Object.assign(outbox.show, { draw: redraw, refused, failed, overtaken, blank: () => moreWords().then(() => words.blank) });
-outbox.load(JSON.parse(root.dataset.state), root.dataset.fresh === "1");
+const showRefused = (change, error) => import("./refusals.js").then((module) => module.refused(change, error)).catch(fail);
+Object.assign(show, { draw: redraw, refused: showRefused, failed, overtaken, blank: () => moreWords().then(() => words.blank) });
+load(JSON.parse(root.dataset.state), root.dataset.fresh === "1");
 redraw();
-outbox.wakeUp(); // what a closed tab left unsent goes now
+wakeUp(); // what a closed tab left unsent goes now
 const status = $("[data-status]");
 fade(status);
 status.addEventListener("click", (event) => {
@@ -157,7 +155,7 @@ status.addEventListener("click", (event) => {
 // Each tap makes its change after the one before it, even one waiting for settings.js: a
 // target tapped just before a deal counts first.
 let lastTurn = Promise.resolve();
-const inTurn = (run) => { lastTurn = lastTurn.then(run).catch(outbox.fail); };
+const inTurn = (run) => { lastTurn = lastTurn.then(run).catch(fail); };
 for (const input of $$(".name-input")) input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
 root.addEventListener("submit", (event) => {
   const handler = handlers[event.target.dataset.action];
@@ -165,8 +163,8 @@ root.addEventListener("submit", (event) => {
   event.preventDefault();
   inTurn(() => handler(event.target, event.submitter));
 });
-window.addEventListener("error", (event) => outbox.fail(event.error ?? event.message));
-window.addEventListener("unhandledrejection", (event) => outbox.fail(event.reason));
+window.addEventListener("error", (event) => fail(event.error ?? event.message));
+window.addEventListener("unhandledrejection", (event) => fail(event.reason));
 // The footer's display switches, at once and without a network (display.js). Not needed
 // for the first tap, the file loads with the first change or the first switch (offline
 // before either, over plain http, a switch waits for the network).
@@ -185,15 +183,15 @@ if (!document.documentElement.dataset.theme && matchMedia("(prefers-color-scheme
 // The service worker keeps the counter for use without a network (HTTPS, or this computer).
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 if (window.isSecureContext) $("[data-plain-http]")?.remove(); // said where there is none (plain-http.js)
-window.addEventListener("online", outbox.wakeUp);
+window.addEventListener("online", wakeUp);
 window.addEventListener("offline", drawSync);
 // Another phone with these matches may have played meanwhile: without a live stream, look
 // now and then.
 setInterval(() => {
-  if (visible() && navigator.onLine && !outbox.state.outbox.length && source?.readyState !== 1) outbox.wakeUp();
+  if (visible() && navigator.onLine && !state.outbox.length && source?.readyState !== 1) wakeUp();
 }, 20000);
 document.addEventListener("visibilitychange", () => {
-  if (visible()) outbox.wakeUp();
+  if (visible()) wakeUp();
   else follow(null); // a page out of sight holds no stream open
   keepAwake(wantAwake);
 });
@@ -202,7 +200,7 @@ document.addEventListener("visibilitychange", () => {
 // may have lost a change of this tab's: it is shown once that is back (tabs.js).
 const version = (value) => JSON.parse(value)?.version; // none: no comparison holds
 window.addEventListener("storage", async (event) => {
-  if (event.key !== outbox.STORE) return;
+  if (event.key !== STORE) return;
   if (version(event.newValue) <= version(event.oldValue)) await import("./tabs.js").then((tabs) => tabs.recover(event), () => {});
-  if (!outbox.isSending()) { outbox.reread(); redraw(); }
+  if (!isSending()) { reread(); redraw(); }
 });
