@@ -83,7 +83,7 @@ def minified(path: Path, _version: object) -> bytes:
     if path.suffix == ".js" and (path.parent / ENTRY).is_file():
         joined = bundle(path.parent)
         if path.name == ENTRY:
-            return rjsmin.jsmin("\n".join(joined.values())).encode()
+            return MINIFIERS[".js"]("\n".join(joined.values())).encode()
         if path.name in joined:  # the bundle, as the one instance of this module
             return f'export * from "./{ENTRY}";'.encode()
     return MINIFIERS[path.suffix](path.read_text(encoding="utf-8")).encode()
