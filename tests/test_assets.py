@@ -72,12 +72,25 @@ def write(folder: Path, **modules: str) -> Path:
         (
             {
                 "counter": 'import { a } from "./one.js";\n',
+                "one": 'export { b } from "./two.js";\n',
+            },
+            "only `import { … }",
+        ),
+        (
+            {
+                "counter": 'import { a } from "./one.js";\n',
                 "one": 'import { c } from "./counter.js";\n',
             },
             "import each other",
         ),
     ],
-    ids=["a name declared twice", "a namespace import", "a renamed import", "a cycle"],
+    ids=[
+        "a name declared twice",
+        "a namespace import",
+        "a renamed import",
+        "a re-export",
+        "a cycle",
+    ],
 )
 def test_what_one_module_cannot_hold_is_said(
     tmp_path: Path, modules: dict[str, str], said: str

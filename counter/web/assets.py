@@ -32,8 +32,11 @@ MINIFIERS: dict[str, Callable[[str], str]] = {".js": rjsmin.jsmin, ".css": rcssm
 
 ENTRY = "counter.js"  # the counter page's script
 # What the bundle can join: ``import { a, b } from "./x.js";`` on a line of its own.
+# A name declared twice by the modules joined is said at once by name (the browser would
+# refuse the whole file); this finds the plain declarations, which is how they are written.
 NAMED_IMPORT = re.compile(r'^import\s*\{([^}]*)\}\s*from\s*"\./([\w-]+\.js)";?[ \t]*\n?', re.M)
-IMPORT = re.compile(r"^\s*import\s*[\w*{]", re.M)  # any static import
+# Any other static import, or a re-export from another file: none can be joined.
+IMPORT = re.compile(r"^\s*(?:import\s*[\w*{]|export\s*(?:\*|\{[^}]*\})\s*from\b)", re.M)
 DECLARED = re.compile(
     r"^(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)", re.M
 )
