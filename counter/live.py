@@ -29,7 +29,7 @@ from counter import push
 from counter.browser import browser_key, changed, device_id, owner_of
 from counter.models import db
 from counter.refusals import N_, NotFound, TooMany
-from counter.services import matches, sharing
+from counter.services import devices, matches, sharing
 from counter.shapes import match_json, shared_from
 
 bp = Blueprint("live", __name__, url_prefix="/api")
@@ -90,12 +90,14 @@ def _stream(
     shown: Callable[[dict[str, Any]], dict[str, Any]] | None,
     allowed: Callable[[], bool],
     moved: Callable[[str], dict[str, Any] | None] = lambda _news: None,
+    missed: Callable[[], str | None] = lambda: None,
 ) -> Response:
     """The stream of one match: ``now`` reads the match as it is (after the stream is
     watching, so that a change committed meanwhile comes next, never lost), ``shown``
     makes each change what this reader may see (none: all of it, passed on as announced),
-    ``allowed`` says whether the reader may still see it (asked at every heartbeat), and
-    ``moved`` what it is told when another device that showed the match started one."""
+    ``allowed`` says whether the reader may still see it (asked at every heartbeat),
+    ``moved`` what it is told when another device that showed the match started one, and
+    ``missed`` such news from before the stream opened, told after the match."""
     config = current_app.config
     slots = (
         ("all", config["LIVE_STREAMS_PER_PROCESS"]),
@@ -129,6 +131,11 @@ def _stream(
             last = event_id(data)
             if last != resumed:
                 yield _event(data)
+            news = missed()
+            notice = None if news is None else moved(news)
+            db.session.close()
+            if notice is not None:
+                yield _event(_compact(notice), "next")
             ends = time.monotonic() + lifetime
             while (left := ends - time.monotonic()) > 0:
                 payload = watcher.wait(min(heartbeat, left))
@@ -199,7 +206,11 @@ def match_events(match_id: int) -> Response:
             "button": gettext("Show it here"),
         }
 
-    return _stream(match_id, now, owner, None, allowed, moved)
+    def missed() -> str | None:
+        found = devices.moved_on(owner=owner, match_id=match_id, asking=asking)
+        return None if found is None else push.next_news(to=found[0], by=found[1])
+
+    return _stream(match_id, now, owner, None, allowed, moved, missed)
 
 
 @bp.get("/shared/<token>/events")

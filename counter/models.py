@@ -258,6 +258,11 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
     match_id: Mapped[int | None] = mapped_column(
         ForeignKey("match.id", ondelete="SET NULL", name="fk_device_match")
     )
+    # The match it showed when it started the one it shows now (none once it shows
+    # another): a phone still showing that one is offered the new one when it comes back.
+    left_match_id: Mapped[int | None] = mapped_column(
+        ForeignKey("match.id", ondelete="SET NULL", name="fk_device_left_match")
+    )
     # What kind of device it is, in a few words ("Chrome on Android"), to tell them apart.
     label: Mapped[str] = mapped_column(String(DEVICE_LABEL_LENGTH), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -262,7 +262,12 @@ def changed(match_id: int | None) -> None:
 def moved(*, match_id: int, to: int, by: int) -> None:
     """Announce to the screens of a match that device ``by``, which showed it, started
     match ``to``: they may follow it there."""
-    _announce(match_id, f"{NEXT}{to}:{by}")
+    _announce(match_id, next_news(to=to, by=by))
+
+
+def next_news(*, to: int, by: int) -> str:
+    """The news that device ``by`` started match ``to`` from the match it is about."""
+    return f"{NEXT}{to}:{by}"
 
 
 def recheck(match_ids: Iterable[int]) -> None:

@@ -78,7 +78,9 @@ class Stream:
         """The next event (comments and the retry line skipped): its fields."""
         fields: dict[str, str] = {}
         while True:
-            line = self.response.readline().decode().rstrip("\n")
+            raw = self.response.readline()
+            assert raw, "the stream ended"  # at its end readline gives b"" for ever
+            line = raw.decode().rstrip("\n")
             if line == "":
                 if "data" in fields:
                     return fields
@@ -302,6 +304,55 @@ def test_forgetting_other_devices_ends_their_streams_at_once(
     )
     api_deal(client, match["id"], 1, "schwarz")
     assert stream.event()["event"] == "gone"
+    stream.close()
+
+
+def moved_on(app: Flask, client: FlaskClient) -> tuple[FlaskClient, int, int]:
+    """Two phones played match X; then ``client`` started match Y, the other phone's page
+    closed meanwhile. The other phone, X and Y."""
+    old = api_start(client, players=["Ana", "Boris"])
+    other = joined(app, client)
+    api_deal(other, old["id"], 1, "normal")  # X is on its screen
+    new = api_start(client, players=["Ana", "Boris"])
+    return other, old["id"], new["id"]
+
+
+def test_a_phone_that_opens_a_match_another_phone_moved_on_from_is_offered_the_new_one(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    """Not only a phone whose page was open when the new match started: one that comes
+    back to the old match later learns of it too, before it records a deal there."""
+    other, old, new = moved_on(app, client)
+    stream = Stream(port, f"/api/matches/{old}/events", cookie_of(other))
+    assert stream.match()["id"] == old
+    api_deal(other, old, 2, "normal")  # the next event, were there no offer
+    offer = stream.event()
+    assert offer.get("event") == "next"
+    assert json.loads(offer["data"])["id"] == new
+    assert json.loads(offer["data"])["text"] == "Another phone started a new match: Ana – Boris."
+    stream.close()
+
+
+def test_the_phone_that_started_the_new_match_is_not_offered_it(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    _other, old, _new = moved_on(app, client)
+    stream = Stream(port, f"/api/matches/{old}/events", cookie_of(client))
+    assert stream.match()["id"] == old
+    api_deal(client, old, 2, "normal")  # the next event, were there no offer
+    assert "event" not in stream.event()
+    stream.close()
+
+
+def test_no_offer_once_the_other_phone_went_back_to_the_old_match(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    other, old, _new = moved_on(app, client)
+    assert client.post(f"/api/matches/{old}/resume", json={}).status_code == 200
+    stream = Stream(port, f"/api/matches/{old}/events", cookie_of(other))
+    assert stream.match()["id"] == old
+    api_deal(client, old, 2, "normal")
+    assert "event" not in stream.event()
     stream.close()
 
 

@@ -228,6 +228,26 @@ def test_a_shared_link_shows_each_deal_within_a_second(
     viewer.close()
 
 
+def test_a_phone_back_at_the_table_is_offered_the_new_match_it_missed(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """Its page was closed when the other phone started the new match: opened again, it
+    shows the old match, and says so before a tap goes there."""
+    a, c = two_phones
+    ours = match_of(a)["id"]
+    a.goto("about:blank")
+    start_new_match(c)
+    all_saved(c)
+    a.goto("/")
+    offer = a.locator("[data-status] .message")
+    expect(offer).to_contain_text(
+        "Another phone started a new match: Ana – Boris.", timeout=LIVE_MS
+    )
+    assert match_of(a)["id"] == ours
+    offer.get_by_role("button", name="Show it here").click()
+    expect(score(a, 1)).to_have_text("0")
+
+
 def test_a_new_match_on_another_phone_is_offered_not_imposed(
     two_phones: tuple[Page, Page],
 ) -> None:

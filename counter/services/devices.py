@@ -99,11 +99,31 @@ def register(*, owner: str | None, label: str) -> Holder:
     return _holder(device)
 
 
-def shows(*, device_id: int | None, match_id: int) -> None:
+def shows(*, device_id: int | None, match_id: int, started_from: int | None = None) -> None:
     """From now on ``match_id`` is the match on this device's screen (in the caller's
-    transaction: it commits with the change that made it so)."""
+    transaction: it commits with the change that made it so); ``started_from``, the
+    match it showed when it started this one."""
     if device_id is not None:
-        db.session.execute(update(Device).where(Device.id == device_id).values(match_id=match_id))
+        moved = update(Device).where(Device.id == device_id)
+        db.session.execute(moved.values(match_id=match_id, left_match_id=started_from))
+
+
+def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
+    """The match another device of this key started while it showed ``match_id``, and
+    still shows, with that device's id (the one seen last, if several did)."""
+    found = (
+        select(Device.match_id, Device.id)
+        .where(
+            Device.owner == owner,
+            Device.left_match_id == match_id,
+            Device.match_id.is_not(None),
+            Device.id != (asking or 0),
+        )
+        .order_by(Device.seen_at.desc(), Device.id.desc())
+        .limit(1)
+    )
+    row = db.session.execute(found).first()
+    return None if row is None or row[0] is None else (row[0], row[1])
 
 
 def shown_match_id(*, device: Holder | None) -> int | None:

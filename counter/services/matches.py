@@ -176,7 +176,8 @@ def start_match(
     db.session.add(match)
     try:
         db.session.flush()
-        pin(device, match.id)
+        if device is not None:
+            devices.shows(device_id=device.id, match_id=match.id, started_from=previous)
         db.session.commit()
     except IntegrityError:
         # The same uid, sent twice at once (a retry racing its first try): it is there now.
