@@ -230,7 +230,13 @@ def started(
     finally:
         with suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=15)
+        try:
+            # deploy/gunicorn.conf.py lets workers finish for 20 s (graceful_timeout)
+            process.wait(timeout=25)
+        except subprocess.TimeoutExpired:  # the runs are over: nothing left to finish
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 @contextmanager
