@@ -80,7 +80,9 @@ def digest(body: dict[str, Any]) -> str:
 
 def _event(data: str, kind: str | None = None) -> str:
     head = f"event: {kind}\n" if kind else ""
-    return f"{head}id: {event_id(data)}\ndata: {data}\n\n"
+    # A notice of another match is no state of this one to resume from (Last-Event-ID).
+    tail = "" if kind == "next" else f"id: {event_id(data)}\n"
+    return f"{head}{tail}data: {data}\n\n"
 
 
 def _stream(

@@ -5,9 +5,15 @@ import { ask } from "./ask.js";
 import { $, announce, notify } from "./board.js";
 import * as outbox from "./outbox.js";
 
+// The new matches offered on this page: each once, however often its stream comes back
+// (the server says it again to every stream of the old match: a phone back at the table).
+const offered = new Set();
+
 // Another phone that showed this match started a new one: show it here too, if wanted.
 export function offer(event) {
   const next = JSON.parse(event.data);
+  if (offered.has(next.id)) return;
+  offered.add(next.id);
   const message = document.createElement("p");
   message.className = "message stays open"; // whole, with its button: it pushes the rest down
   const line = document.createElement("span");

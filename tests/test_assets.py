@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from counter.web.assets import ENTRY, CannotBundle, bundle
+from counter.web.assets import ENTRY, CannotBundle, _versions, bundle, script
 
 STATIC = Path(__file__).parents[1] / "static"
 
@@ -79,6 +79,17 @@ def write(folder: Path, **modules: str) -> Path:
         (
             {
                 "counter": 'import { a } from "./one.js";\n',
+                "one": 'export * as b from "./two.js";\n',
+            },
+            "only `import { … }",
+        ),
+        (
+            {"counter": 'import "./one.js";\n', "one": "export const a = 1;\n"},
+            "only `import { … }",
+        ),
+        (
+            {
+                "counter": 'import { a } from "./one.js";\n',
                 "one": 'import { c } from "./counter.js";\n',
             },
             "import each other",
@@ -89,6 +100,8 @@ def write(folder: Path, **modules: str) -> Path:
         "a namespace import",
         "a renamed import",
         "a re-export",
+        "a namespace re-export",
+        "an import for its effect",
         "a cycle",
     ],
 )
@@ -97,3 +110,24 @@ def test_what_one_module_cannot_hold_is_said(
 ) -> None:
     with pytest.raises(CannotBundle, match=re.escape(said)):
         bundle(write(tmp_path, **modules))
+
+
+def test_a_word_that_starts_with_import_in_a_comment_is_no_import(tmp_path: Path) -> None:
+    write(tmp_path, counter="/*\nimportant: this says nothing\n*/\nconst a = 1;\n")
+    assert list(bundle(tmp_path)) == [ENTRY]
+
+
+def test_an_editors_hidden_file_beside_the_scripts_is_none_of_them(tmp_path: Path) -> None:
+    """Emacs keeps a lock as a dangling link, .#counter.js, while the file is edited."""
+    write(tmp_path, counter="const a = 1;\n")
+    (tmp_path / ".#counter.js").symlink_to(tmp_path / "nowhere")
+    assert [name for name, _time in _versions(tmp_path)] == [ENTRY]
+
+
+def test_a_bundle_that_cannot_be_made_fails_the_page_script_alone(tmp_path: Path) -> None:
+    write(tmp_path, counter='import * as one from "./one.js";\n', one="export const a = 1;\n")
+    write(tmp_path, other="export const b = 2;\n")
+    versions = _versions(tmp_path)
+    assert script(tmp_path / "other.js", versions) == b"export const b=2;"
+    with pytest.raises(CannotBundle):
+        script(tmp_path / ENTRY, versions)

@@ -1339,3 +1339,22 @@ def test_screenshots_of_a_match_in_progress(
     page.screenshot(path=path)
     context.close()
     assert path.stat().st_size > 10_000
+
+
+def test_a_new_match_is_offered_once_however_often_its_stream_says_so(page: Page) -> None:
+    """Each stream of the old match says it again when it opens (out of sight and back, or
+    at the end of its lifetime): the page offers it once, until it is opened again."""
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    say = """async () => {
+        const other = await import("/static/other-phone.js");
+        const next = { id: 999, text: "Another phone started a new match: A – B.", button: "Show" };
+        other.offer({ data: JSON.stringify(next) });
+    }"""
+    offer = page.locator("[data-status] .message")
+    page.evaluate(say)
+    expect(offer).to_contain_text("Another phone started a new match: A – B.")
+    page.evaluate("document.querySelector('[data-status]').replaceChildren()")
+    page.evaluate(say)
+    expect(offer).to_have_count(0)

@@ -328,6 +328,7 @@ def test_a_phone_that_opens_a_match_another_phone_moved_on_from_is_offered_the_n
     api_deal(other, old, 2, "normal")  # the next event, were there no offer
     offer = stream.event()
     assert offer.get("event") == "next"
+    assert "id" not in offer  # a reconnection resumes from the match, not from the notice
     assert json.loads(offer["data"])["id"] == new
     assert json.loads(offer["data"])["text"] == "Another phone started a new match: Ana – Boris."
     stream.close()

@@ -36,7 +36,10 @@ ENTRY = "counter.js"  # the counter page's script
 # refuse the whole file); this finds the plain declarations, which is how they are written.
 NAMED_IMPORT = re.compile(r'^import\s*\{([^}]*)\}\s*from\s*"\./([\w-]+\.js)";?[ \t]*\n?', re.M)
 # Any other static import, or a re-export from another file: none can be joined.
-IMPORT = re.compile(r"^\s*(?:import\s*[\w*{]|export\s*(?:\*|\{[^}]*\})\s*from\b)", re.M)
+IMPORT = re.compile(
+    r"^\s*(?:import(?:\s+[\w$]|\s*[{*\"'])|export\s*(?:\*(?:\s*as\s+[\w$]+)?|\{[^}]*\})\s*from\b)",
+    re.M,
+)
 DECLARED = re.compile(
     r"^(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)", re.M
 )
@@ -77,19 +80,40 @@ def bundle(folder: Path, entry: str = ENTRY) -> dict[str, str]:
 
 
 def _versions(folder: Path) -> tuple[tuple[str, float], ...]:
-    return tuple(sorted((path.name, path.stat().st_mtime) for path in folder.glob("*.js")))
+    """The scripts of ``folder`` and when each last changed (an editor's lock or backup
+    file, hidden, is none of them)."""
+    found = []
+    for path in folder.glob("*.js"):
+        try:
+            if not path.name.startswith(".") and path.is_file():
+                found.append((path.name, path.stat().st_mtime))
+        except OSError:  # gone meanwhile
+            continue
+    return tuple(sorted(found))
 
 
 @lru_cache(maxsize=32)
-def minified(path: Path, _version: object) -> bytes:
-    """``path`` as it travels, minified (cached per version of the files)."""
-    if path.suffix == ".js" and (path.parent / ENTRY).is_file():
-        joined = bundle(path.parent)
-        if path.name == ENTRY:
-            return MINIFIERS[".js"]("\n".join(joined.values())).encode()
-        if path.name in joined:  # the bundle, as the one instance of this module
-            return f'export * from "./{ENTRY}";'.encode()
+def minified(path: Path, _version: float) -> bytes:
+    """``path`` minified (cached per modification time)."""
     return MINIFIERS[path.suffix](path.read_text(encoding="utf-8")).encode()
+
+
+@lru_cache(maxsize=32)
+def script(path: Path, _versions: tuple[tuple[str, float], ...]) -> bytes:
+    """A script of static/ as it travels (cached per version of all of them): the page's
+    script joined with its modules, one of those modules as that script, any other one
+    minified. A bundle that cannot be made fails the page's script alone."""
+    try:
+        joined = bundle(path.parent)
+    except CannotBundle:
+        if path.name == ENTRY:
+            raise
+        joined = {}
+    if path.name == ENTRY:
+        return MINIFIERS[".js"]("\n".join(joined.values())).encode()
+    if path.name in joined:  # the bundle, as the one instance of this module
+        return f'export * from "./{ENTRY}";'.encode()
+    return MINIFIERS[".js"](path.read_text(encoding="utf-8")).encode()
 
 
 @lru_cache(maxsize=1)
@@ -112,7 +136,11 @@ def static(filename: str) -> Response:
         abort(404)
     if path.suffix not in MIMETYPES or not inside:
         return send_from_directory(folder, filename)
-    body = minified(path, _versions(folder) if path.suffix == ".js" else path.stat().st_mtime)
+    top = path.parent == folder.resolve() and (path.parent / ENTRY).is_file()
+    if path.suffix == ".js" and top:
+        body = script(path, _versions(path.parent))
+    else:
+        body = minified(path, path.stat().st_mtime)
     response = Response(body, mimetype=MIMETYPES[path.suffix])
     response.set_etag(hashlib.sha256(body).hexdigest()[:32])
     response.cache_control.no_cache = True  # revalidate: a 304 costs a round trip, no bytes
