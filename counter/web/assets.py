@@ -99,7 +99,7 @@ def minified(path: Path, _version: float) -> bytes:
 
 
 @lru_cache(maxsize=32)
-def script(path: Path, _versions: tuple[tuple[str, float], ...]) -> bytes:
+def script(path: Path, _version: tuple[tuple[str, float], ...]) -> bytes:
     """A script of static/ as it travels (cached per version of all of them): the page's
     script joined with its modules, one of those modules as that script, any other one
     minified. A bundle that cannot be made fails the page's script alone."""
@@ -136,8 +136,8 @@ def static(filename: str) -> Response:
         abort(404)
     if path.suffix not in MIMETYPES or not inside:
         return send_from_directory(folder, filename)
-    top = path.parent == folder.resolve() and (path.parent / ENTRY).is_file()
-    if path.suffix == ".js" and top:
+    scripts = path.parent == folder.resolve() and (path.parent / ENTRY).is_file()
+    if path.suffix == ".js" and scripts:  # one of static/'s own: it may be in the bundle
         body = script(path, _versions(path.parent))
     else:
         body = minified(path, path.stat().st_mtime)
