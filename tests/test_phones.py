@@ -141,7 +141,8 @@ def test_the_same_deal_from_two_phones_offline_is_kept_once(
     overtaken(a, c)
     question = a.locator("dialog.ask")
     expect(question).to_contain_text(
-        "Another phone recorded deal 2: +2 Boris · Schneider. Same deal?"
+        "Another phone recorded deal 2: +2 Boris · Schneider. Yours: +2 Boris · Schneider. "
+        "Same deal?"
     )
     question.get_by_role("button", name="Same deal, keep one").click()
     all_saved(a)

@@ -80,6 +80,20 @@ def test_a_deal_after_another_phone_recorded_one_is_refused_with_the_match(
     assert len(a.get(f"/api/matches/{match['id']}").json["deals"]) == 1
 
 
+def test_the_question_names_the_other_phones_deal_and_this_ones(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    """So that the player can compare them: two results tapped a second apart are most
+    often one deal seen two ways."""
+    a, c = two_phones
+    match = api_start(a, players=["Ana", "Boris"])
+    api_deal(c, match["id"], 1, "normal", after=0)
+    answer = api_deal(a, match["id"], 2, "normal", after=0)
+    assert answer.json["ask"]["question"] == (
+        "Another phone recorded deal 1: +1 Ana · Win. Yours: +1 Boris · Win. Same deal?"
+    )
+
+
 def test_adding_mine_too_is_a_deal_that_follows_what_the_phone_now_knows(
     two_phones: tuple[FlaskClient, FlaskClient],
 ) -> None:

@@ -24,6 +24,8 @@ def question(
     the other phone recorded, or is dropped) and ``add`` (it is recorded too)."""
     deals: Sequence[DealView] = match.deals or ()
     missed = deals[after:]
+    points = scoring.score_deal(seat, outcome, match.rules).points
+    yours = words.deal_note(match.names, seat, points, outcome)
     if missed:
         listed = "; ".join(
             f"{deal.number}: {words.deal_note(match.names, deal.player, deal.points, deal.outcome)}"
@@ -31,20 +33,20 @@ def question(
         )
         return {
             "question": ngettext(
-                "Another phone recorded deal %(deals)s. Same deal?",
-                "Another phone recorded deals %(deals)s. Was yours one of them?",
+                "Another phone recorded deal %(deals)s. Yours: %(yours)s. Same deal?",
+                "Another phone recorded deals %(deals)s. Yours: %(yours)s. Was it one of them?",
                 len(missed),
                 deals=listed,
+                yours=yours,
             ),
             "same": gettext("Same deal, keep one"),
             "add": gettext("Add mine too"),
         }
-    points = scoring.score_deal(seat, outcome, match.rules).points
     return {
         "question": gettext(
             "Another phone took back a deal meanwhile. Still record yours (%(deal)s) as deal "
             "%(number)s?",
-            deal=words.deal_note(match.names, seat, points, outcome),
+            deal=yours,
             number=len(deals) + 1,
         ),
         "same": gettext("Drop mine"),
