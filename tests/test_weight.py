@@ -26,8 +26,9 @@ def test_the_main_page_and_its_assets_stay_under_15_kb_gzipped(
     client: FlaskClient, language: str
 ) -> None:
     """In either language (Bulgarian words weigh more, as each Cyrillic letter is two
-    bytes), with long names, in the longest match there is: to 15, at 14:14 before the
-    last deal. Each deal is a row of the page and a few bytes of its script's state."""
+    bytes), with long names, in the longest match that scores every deal: to 15, at 14:14
+    before the last deal (only ties recorded at no points, a house rule, make one longer).
+    Each deal is a row of the page and a few bytes of its script's state."""
     client.set_cookie("lang", language)
     match = api_start(
         client, players=["Александра Константинова", "Мария-Магдалена Петрова"], target=15
