@@ -65,8 +65,8 @@ def scenarios(app: Flask, seeded: dict[str, Any]) -> list[tuple[str, Callable[[i
     cookies = seeded["cookies"]
 
     def deal(pool: str, headers: dict[str, str]) -> Callable[[int], None]:
-        client = client_for(app, cookies[pool])
-        ids = seeded[pool]
+        client = app.test_client(use_cookies=False)  # each match's own phone: its cookie
+        ids, phones = seeded[pool], seeded["pool cookies"][pool]
 
         def send(n: int) -> None:
             body = DEAL_BODY.replace("{player}", str(1 + n % 2)).replace(
@@ -75,7 +75,11 @@ def scenarios(app: Flask, seeded: dict[str, Any]) -> list[tuple[str, Callable[[i
             response = client.post(
                 f"/api/matches/{ids[n % len(ids)]}/deals",
                 data=body,
-                headers={"Content-Type": "application/json", **headers},
+                headers={
+                    "Content-Type": "application/json",
+                    "Cookie": phones[n % len(ids)],
+                    **headers,
+                },
             )
             assert response.status_code in (200, 201), response.data
 

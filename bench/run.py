@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -46,7 +47,7 @@ from sqlalchemy import create_engine, event, insert, text
 from bench.sections import KEPT, found
 from bench.weight import loaded, weight
 from counter import create_app
-from counter.models import Deal, Match, db
+from counter.models import Deal, Device, Match, db
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -78,9 +79,12 @@ class Run:
 # --- seeding ---------------------------------------------------------------------------------
 
 
-def browser_cookie(app: Flask, owner: str) -> str:
+def phone_cookie(app: Flask, token: str) -> str:
+    """The session cookie a phone holds once it has opened the counter: its device's token
+    and the CSRF secret its first page was given, for a year."""
     serializer = app.session_interface.get_signing_serializer(app)  # type: ignore[attr-defined]
-    return f"session={serializer.dumps({'browser': owner})}"
+    session = {"_permanent": True, "device": token, "csrf_token": secrets.token_hex(20)}
+    return f"session={serializer.dumps(session)}"
 
 
 def empty_database(url: str) -> None:
@@ -107,6 +111,11 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
     history match 10:10 to 15, unfinished. The 100-deal matches hold 100 zero-point
     deals (only a tied-deal house rule could make such a match; here it stands for
     any long match) so that new deals can still go in.
+
+    Each browser is a phone that has opened the counter before: a device showing its
+    match played last, and the cookie such a phone sends (``cookies``). A deal pool is
+    many tables, each with its own phone showing its match (``pool cookies``, in the
+    order of the pool's matches): a phone records into the match on its screen.
     """
     start = datetime.now(UTC).replace(tzinfo=None) - timedelta(days=400)
     next_id = 1
@@ -146,29 +155,47 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
             next_id += 1
         return ids
 
-    add("bench-10", 10, 20)
-    add("bench-1000", 1000, 20)
-    main_page = add("bench-main", 1, 15, target=11)
-    pool_floor_pair = add("bench-deal", pool, 1)
-    pool_one = add("bench-one", pool, 1)
-    pool_hundred = add("bench-hundred", pool, 100, points=0)
+    devices: list[dict[str, Any]] = []
+
+    def phone(owner: str, match_id: int) -> str:
+        """A device of ``owner`` showing ``match_id``; its cookie."""
+        token = secrets.token_hex(16)
+        devices.append(
+            {"id": len(devices) + 1, "token": token, "owner": owner, "match_id": match_id}
+        )
+        return phone_cookie(app, token)
+
+    pools = {
+        "10": add("bench-10", 10, 20),
+        "1000": add("bench-1000", 1000, 20),
+        "main": add("bench-main", 1, 15, target=11),
+        "deal": add("bench-deal", pool, 1),
+        "one": add("bench-one", pool, 1),
+        "hundred": add("bench-hundred", pool, 100, points=0),
+    }
+    cookies = {name: phone(f"bench-{name}", ids[-1]) for name, ids in pools.items()}
+    pool_cookies = {
+        name: [phone(f"bench-{name}", match_id) for match_id in pools[name]]
+        for name in ("deal", "one", "hundred")
+    }
     with app.app_context():
         db.session.execute(insert(Match), matches)
         db.session.execute(insert(Deal), deals)
-        if db.engine.dialect.name == "postgresql":  # ids were given: move the sequence past
-            db.session.execute(text("SELECT setval('match_id_seq', (SELECT max(id) FROM match))"))
+        db.session.execute(insert(Device), devices)
+        if db.engine.dialect.name == "postgresql":  # ids were given: move the sequences past
+            for table in ("match", "device"):
+                db.session.execute(
+                    text(f"SELECT setval('{table}_id_seq', (SELECT max(id) FROM {table}))")
+                )
         db.session.commit()
         db.engine.dispose()
-    cookies = {
-        name: browser_cookie(app, f"bench-{name}")
-        for name in ("10", "1000", "main", "deal", "one", "hundred")
-    }
     return {
         "cookies": cookies,
-        "main": main_page[0],
-        "deal": pool_floor_pair,
-        "one": pool_one,
-        "hundred": pool_hundred,
+        "pool cookies": pool_cookies,
+        "main": pools["main"][0],
+        "deal": pools["deal"],
+        "one": pools["one"],
+        "hundred": pools["hundred"],
     }
 
 
@@ -296,9 +323,11 @@ def peak_worker_memory_mb(master: int) -> float:
 # --- load --------------------------------------------------------------------------------------
 
 # Each request goes to the next match of the pool, for alternating players, with a
-# request id no other request of any run shares.
+# request id no other request of any run shares, from the phone showing that match
+# (its cookie), if the pool has phones.
 POST_SCRIPT = """
 local ids = {%(ids)s}
+local cookies = {%(cookies)s}
 local template = %(body)s
 local next_thread = 0
 function setup(thread)
@@ -309,7 +338,9 @@ counter = 0
 function request()
   counter = counter + 1
   local tid = thread_id or 0
-  local match = ids[((counter * %(threads)d + tid) %% #ids) + 1]
+  local index = ((counter * %(threads)d + tid) %% #ids) + 1
+  local match = ids[index]
+  if #cookies > 0 then wrk.headers["Cookie"] = cookies[index] end
   local body = template:gsub("{match}", match):gsub("{player}", 1 + counter %% 2)
   body = body:gsub("{request}", "%(run)s-" .. tid .. "-" .. counter)
   return wrk.format("POST", string.format(%(path)s, match), nil, body)
@@ -347,6 +378,7 @@ def wrk(
             POST_SCRIPT
             % {
                 "ids": ",".join(map(str, post["ids"])),
+                "cookies": ",".join(json.dumps(cookie) for cookie in post.get("cookies", [])),
                 "threads": load.threads,
                 "body": json.dumps(post["body"]),
                 "path": json.dumps(path),
@@ -532,7 +564,8 @@ def report(sections: list[str], load: Load, mode: str) -> str:
 
 
 def deal_post(seeded: dict[str, Any], pool: str) -> dict[str, Any]:
-    return {"ids": seeded[pool], "body": DEAL_BODY}
+    """Deals into the pool's matches, each from the phone showing it."""
+    return {"ids": seeded[pool], "body": DEAL_BODY, "cookies": seeded["pool cookies"][pool]}
 
 
 FLOOR_DEAL = '{"match": {match}, "player": {player}, "points": 1}'
@@ -548,9 +581,7 @@ def against_the_floor(
     return [
         (
             "deal",
-            lambda: wrk(
-                counter, deals, load, folder, cookies["deal"], deal_post(seeded, "deal"), MINIMAL
-            ),
+            lambda: wrk(counter, deals, load, folder, None, deal_post(seeded, "deal"), MINIMAL),
         ),
         ("floor deal", lambda: wrk(floor, "/deal", load, folder, None, floor_post)),
         ("main page", lambda: wrk(counter, "/", load, folder, cookies["main"])),
@@ -609,7 +640,7 @@ def measure_database(
                 "/api/matches/%d/deals",
                 load,
                 folder,
-                cookies[pool],
+                None,
                 deal_post(seeded, pool),
                 headers,
             )
