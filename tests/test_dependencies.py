@@ -462,10 +462,9 @@ def test_a_page_from_a_database_file_that_cannot_be_opened_is_a_503_page(
     assert "database is not answering just now" in response.get_data(as_text=True)
 
 
-def test_only_postgresql_gets_the_short_connect_timeout_and_the_ping() -> None:
+def test_only_postgresql_gets_the_short_connect_timeout() -> None:
     assert engine_options("sqlite:///counter.sqlite", {}) == {"hide_parameters": True}
     assert engine_options("postgresql+psycopg://db.example/santase", {}) == {
         "hide_parameters": True,
-        "pool_pre_ping": True,
         "connect_args": {"connect_timeout": 3},
     }
