@@ -51,7 +51,10 @@ def known() -> int:
 
 def shortened() -> bool:
     """Whether this request is a write that asked for the short answer."""
-    return request.endpoint in SHORTENED and ("since" in request.args or wants_minimal())
+    if "answer_shortened" not in g:  # asked by the service, the answer and its headers
+        asked = "since" in request.args or wants_minimal()
+        g.answer_shortened = request.endpoint in SHORTENED and asked
+    return bool(g.answer_shortened)
 
 
 def _count(raw: str) -> int:

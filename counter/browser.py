@@ -53,6 +53,18 @@ def this_device() -> Holder | None:
     return device
 
 
+def device_token() -> str | None:
+    """The token of the device this cookie names, if it names one that :func:`this_device`
+    has not read yet (a page that reads more with it: :func:`found`)."""
+    token = session.get(SESSION_DEVICE)
+    return token if isinstance(token, str) and "device" not in g else None
+
+
+def found(device: Holder | None) -> None:
+    """The device of :func:`device_token`, as read with what the page needed besides."""
+    g.device = device
+
+
 def browser_key() -> str | None:
     """The key this device holds, or None."""
     device = this_device()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from flask import Flask, g, has_request_context, request
 from flask_babel import Babel, format_decimal, get_locale, get_translations
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
 
 from counter.names import DEFAULT_NAMES
 from counter.refusals import Refusal
@@ -25,7 +28,14 @@ def select_language() -> str:
     chosen = request.cookies.get(COOKIE)
     if chosen in LANGUAGES:
         return chosen
-    return str(request.accept_languages.best_match(LANGUAGES, default=DEFAULT_LANGUAGE))
+    return _preferred(request.headers.get("Accept-Language", ""))
+
+
+@functools.lru_cache(maxsize=256)
+def _preferred(accepted: str) -> str:
+    """The language an Accept-Language header prefers: a phone sends the same one each time."""
+    languages = parse_accept_header(accepted, LanguageAccept)
+    return str(languages.best_match(LANGUAGES, default=DEFAULT_LANGUAGE))
 
 
 def explain(error: Refusal) -> str:

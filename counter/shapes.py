@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -27,8 +28,8 @@ def match_json(match: MatchView) -> dict[str, Any]:
         ],
         "winner": match.winner,
         "finished": match.finished,
-        "rules": match.rules.as_dict(),
-        "table": match.rules.as_table(),
+        "rules": _rules_json(match.rules)[0],
+        "table": _rules_json(match.rules)[1],
         "first_dealer": match.first_dealer,
         "created_at": iso_utc(match.created_at),
         "finished_at": iso_utc(match.finished_at),
@@ -41,6 +42,13 @@ def match_json(match: MatchView) -> dict[str, Any]:
         body["leader"] = scoring.leader(match.dealer)
         body["deals"] = [deal_json(deal) for deal in match.deals]
     return body
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_json(rules: scoring.HouseRules) -> tuple[dict[str, str], dict[str, Any]]:
+    """A set of house rules, and its table, as a match shows them: made once for each of
+    the few sets in use (a page of 20 matches has one or two), and never changed after."""
+    return rules.as_dict(), rules.as_table()
 
 
 def deal_json(deal: DealView) -> dict[str, Any]:

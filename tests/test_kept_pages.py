@@ -195,3 +195,30 @@ def test_a_page_kept_shows_the_match_as_its_version_read_it(
     again = api_deal(other_client, first["id"], 1, "schwarz")
     assert again.status_code == 201, again.json  # won again
     assert re.findall(r'"games":(\d)', page(client)) == ["1", "0"]
+
+
+def test_a_reload_of_the_history_is_not_rendered_again(app: Flask, client: FlaskClient) -> None:
+    api_start(client, players=["Ana", "Boris"])
+    first = client.get("/matches").get_data(as_text=True)
+    with renders(app) as rendered:
+        again = client.get("/matches").get_data(as_text=True)
+    assert rendered == []
+    assert again == first
+
+
+def test_a_deal_renders_the_history_anew(app: Flask, client: FlaskClient) -> None:
+    match = api_start(client, players=["Ana", "Boris"])
+    client.get("/matches")
+    api_deal(client, match["id"], 1, "schwarz")
+    with renders(app) as rendered:
+        again = client.get("/matches").get_data(as_text=True)
+    assert "history.html" in rendered
+    assert "3:0" in again
+
+
+def test_another_browser_never_gets_this_browser_s_history(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_start(client, players=["Zlatomira", "Boris"])
+    assert "Zlatomira" in client.get("/matches").get_data(as_text=True)
+    assert "Zlatomira" not in other_client.get("/matches").get_data(as_text=True)

@@ -104,6 +104,43 @@ def test_a_session_cookie_a_day_old_is_sent_again_for_another_year(
     assert "Expires=" in again.headers["Set-Cookie"]
 
 
+def test_a_session_cookie_checked_before_is_refused_once_it_is_over_a_year_old(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client.post("/api/matches", json={})
+    assert client.get("/api/matches/current").status_code == 200  # its cookie checked
+    later = time.time() + 366 * 24 * 3600
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert client.get("/api/matches/current").status_code == 404  # no device: no match
+
+
+def test_a_changed_session_cookie_is_not_taken_for_the_one_checked_before(
+    app: Flask, client: FlaskClient
+) -> None:
+    client.post("/api/matches", json={})
+    cookie = client.get_cookie("session")
+    assert cookie is not None
+    assert client.get("/api/matches/current").status_code == 200
+    stranger = app.test_client()
+    stranger.set_cookie(
+        "session", cookie.value[:-2] + ("AA" if cookie.value[-2:] != "AA" else "BB")
+    )
+    assert stranger.get("/api/matches/current").status_code == 404
+
+
+def test_a_browser_s_pages_share_one_csrf_token_that_its_forms_accept(
+    client: FlaskClient, other_client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = page_form(client)
+    later = time.time() + 60  # a token signed anew would carry another time
+    monkeypatch.setattr(time, "time", lambda: later)
+    again = page_form(client)
+    assert first["csrf_token"] == again["csrf_token"]
+    assert page_form(other_client)["csrf_token"] != first["csrf_token"]
+    fields = {**first, "player": "1", "outcome": "normal"}
+    assert client.post("/deals", data=fields).status_code == 302
+
+
 def test_behind_a_trusted_proxy_https_is_recognised(migrated_database: str) -> None:
     app = create_app(
         {

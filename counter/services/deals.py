@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import and_, update
+from dataclasses import replace
+from datetime import datetime
+from typing import NamedTuple
+
+from sqlalchemy import and_, bindparam, delete, insert, update
 from sqlalchemy.exc import IntegrityError
 
 from counter import push, scoring
@@ -12,7 +16,14 @@ from counter.scoring import Outcome, Seat
 from counter.services import queries, spent
 from counter.services.devices import Holder
 from counter.services.matches import load_or_start, pin
-from counter.services.read_models import DealView, MatchView, deal_result, full_view, view_of
+from counter.services.read_models import (
+    DealView,
+    MatchRow,
+    MatchView,
+    deal_result,
+    full_view,
+    view_of,
+)
 from counter.services.transactions import begin_write, writes
 
 RENUMBERING = 1_000_000  # far above any deal number: a free range to move deals through
@@ -73,11 +84,11 @@ def record_deal(
     for attempt in range(3):
         if attempt:
             begin_write()
-        match, earlier = load_or_start(owner, match_id, device, deals=False)
+        match, earlier, spent_before = _match_to_record_into(owner, match_id, device, request_id)
         entries = queries.ledger(match.id)
         results = [entry.result for entry in entries]
         result = scoring.score_deal(seat, outcome, match.rules)
-        if _replayed(match, entries, request_id, result):
+        if _replayed(entries, request_id, result, spent_before=spent_before):
             view = _view(match, earlier, results, known)
             db.session.rollback()  # nothing to write: end the transaction and its lock
             return view, False
@@ -94,28 +105,18 @@ def record_deal(
                 count=len(results),
                 after=after,
             )
-        match.won_by = then.winner
-        match.played_at = utcnow()
-        deal = Deal(
-            match_id=match.id,
-            number=len(results) + 1,
-            player=result.player,
-            outcome=result.outcome.value,
-            points=result.points,
-            rules=result.rules,
-            request_id=request_id,
-        )
-        db.session.add(deal)
         try:
-            db.session.flush()
+            deal = _store(match, len(results) + 1, result, request_id)
         except IntegrityError:
             # Another request took this deal number or request id first (PostgreSQL
             # without the match lock, e.g. the very first deal): look again.
             db.session.rollback()
             continue
+        match = replace(match, won_by=then.winner, played_at=deal.created_at)
+        _played(match)
         results.append(result)
-        if known >= len(results) - 1:
-            view = view_of(match, earlier, results, [deal])  # nothing to read back
+        if known >= len(results) - 1:  # nothing to read back
+            view = view_of(match, earlier, results, [deal], before=before)
         else:
             view = _view(match, earlier, results, known)
         db.session.commit()
@@ -124,8 +125,65 @@ def record_deal(
     raise Conflict(N_("The match changed while this deal was being recorded; try again."))
 
 
+def _match_to_record_into(
+    owner: str, match_id: int | None, device: Holder | None, request_id: str | None
+) -> queries.ToWrite:
+    """The match a deal goes into, locked, as a row, and whether ``request_id`` was spent
+    in it; with no id, this browser's first match, started now. Either way the match on
+    ``device``'s screen from now on."""
+    if match_id is None:
+        started, earlier = load_or_start(owner, None, device, deals=False)
+        return queries.ToWrite(MatchRow.of(started), earlier, spent=False)
+    request = spent.request_digest(match_id=match_id, request_id=request_id)
+    found = queries.row_to_write(owner, match_id, request=request)
+    pin(device, match_id)
+    return found
+
+
+class StoredDeal(NamedTuple):
+    """What a view shows of the deal a write has just stored."""
+
+    number: int
+    created_at: datetime
+    corrected_at: datetime | None
+    request_id: str | None
+
+
+def _store(
+    match: MatchRow, number: int, result: scoring.DealResult, request_id: str | None
+) -> StoredDeal:
+    """Store deal ``number`` of the match: one INSERT on the connection, no ORM object
+    (the write every tap makes). IntegrityError if the number or request id is taken."""
+    stored = StoredDeal(number, utcnow(), None, request_id)
+    values = {
+        "match_id": match.id,
+        "number": number,
+        "player": result.player,
+        "outcome": result.outcome.value,
+        "points": result.points,
+        "request_id": request_id,
+        "created_at": stored.created_at,
+        **result.rules.as_dict(),
+    }
+    db.session.connection().execute(insert(Deal), values)
+    return stored
+
+
+def _played(match: MatchRow) -> None:
+    """Store the match's winner and when it was played, as ``match`` has them."""
+    values = {"match": match.id, "winner": match.won_by, "played": match.played_at}
+    db.session.connection().execute(_PLAYED, values)
+
+
+_PLAYED = (
+    update(Match)
+    .where(Match.id == bindparam("match"))
+    .values(won_by=bindparam("winner"), played_at=bindparam("played"))
+)
+
+
 def _view(
-    match: Match, earlier: tuple[int, int], results: list[scoring.DealResult], known: int
+    match: MatchRow, earlier: tuple[int, int], results: list[scoring.DealResult], known: int
 ) -> MatchView:
     """The match after ``results``, holding its deals after the first ``known`` (at least
     the last)."""
@@ -134,10 +192,11 @@ def _view(
 
 
 def _replayed(
-    match: Match,
     entries: list[queries.Entry],
     request_id: str | None,
     result: scoring.DealResult,
+    *,
+    spent_before: bool,
 ) -> bool:
     if request_id is None:
         return False
@@ -152,7 +211,7 @@ def _replayed(
                     number=number,
                 )
             return True
-    return spent.request_spent(match_id=match.id, request_id=request_id)  # undone or deleted
+    return spent_before  # its deal was undone or deleted
 
 
 @writes
@@ -174,7 +233,7 @@ def undo_last_deal(
     Returns the match as it is now, holding its deals after the first ``known`` as
     :func:`record_deal` does, and the deal that was taken back, if one was.
     """
-    match, earlier = queries.load(owner, match_id, for_update=True, deals=False)
+    match, earlier, _spent = queries.row_to_write(owner, match_id)
     pin(device, match_id)
     entries = queries.ledger(match.id)
     results = [entry.result for entry in entries]
@@ -195,10 +254,10 @@ def undo_last_deal(
     stored = queries.deals_from(match.id, len(entries))
     removed = view_of(match, earlier, results, stored).deals[-1]  # type: ignore[index]
     spent.spend_request(owner=owner, match_id=match.id, request_id=last.request_id)
-    db.session.delete(stored[-1])
-    match.won_by = None  # only the last deal can have won the match: it is open again
-    match.played_at = utcnow()
-    db.session.flush()
+    db.session.connection().execute(delete(Deal).where(Deal.id == stored[-1].id))
+    # Only the last deal can have won the match: it is open again.
+    match = replace(match, won_by=None, played_at=utcnow())
+    _played(match)
     view = _view(match, earlier, results[:-1], known)
     db.session.commit()
     push.changed(match.id)

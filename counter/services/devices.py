@@ -9,17 +9,17 @@ elsewhere on the same key never moves it.
 
 from __future__ import annotations
 
-import functools
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from counter import push
 from counter.models import DEVICE_LABEL_LENGTH, Device, DeviceLink, Match, db, utcnow
 from counter.refusals import N_, NotFound
+from counter.services.lone_reads import LoneRead, moment
 from counter.services.transactions import writes
 
 # How stale "last seen" may get before a request writes it again: one write in a while,
@@ -64,20 +64,22 @@ def _holder(device: Device) -> Holder:
 
 def find(*, token: str) -> Holder | None:
     """The device with this cookie token, or None (never registered, or forgotten)."""
-    row = db.session.execute(_by_token(), {"token": token}).one_or_none()
-    if row is None:
-        return None
+    row = _BY_TOKEN.first(token=token)
+    return None if row is None else holder_of(row)
+
+
+def holder_of(row: tuple[Any, ...]) -> Holder:
+    """The device of a lone read of :data:`COLUMNS`; noting, now and then, that it was seen."""
     *holder, seen_at = row
-    if utcnow() - seen_at > SEEN_EVERY:
-        _seen(device_id=row.id)
+    if utcnow() - moment(seen_at) > SEEN_EVERY:
+        _seen(device_id=holder[0])
     return Holder(*holder)
 
 
-@functools.cache
-def _by_token() -> Select[*tuple[Any, ...]]:
-    """Asked on every request of a device: built once, as a row, not an object."""
-    columns = (Device.id, Device.token, Device.owner, Device.match_id, Device.home)
-    return select(*columns, Device.seen_at).where(Device.token == bindparam("token"))
+# What a request reads of the device asking, in this order (see Holder), and when it was
+# last seen: in a lone read (counter/services/lone_reads.py), asked on every request.
+COLUMNS = (Device.id, Device.token, Device.owner, Device.match_id, Device.home, Device.seen_at)
+_BY_TOKEN = LoneRead(lambda: select(*COLUMNS).where(Device.token == bindparam("token")))
 
 
 @writes

@@ -49,14 +49,27 @@ def current_match(*, owner: str | None, device: Holder | None = None) -> MatchVi
     return None if found is None else full_view(*found)
 
 
-def shown_version(*, owner: str | None, device: Holder | None = None) -> tuple[Any, ...] | None:
-    """The version (:func:`queries.version`) of the match :func:`current_match` gives,
-    its id first; None when that is no match yet."""
+def shown_version(
+    *, owner: str | None, device: Holder | None = None, snapshot: bool = False
+) -> tuple[Any, ...] | None:
+    """The version (:func:`queries.version`, ``snapshot`` as there) of the match
+    :func:`current_match` gives, its id first; None when that is no match yet."""
     if device is not None and device.match_id is not None:
-        found = queries.version(owner, device.match_id)
+        found = queries.version(owner, device.match_id, snapshot=snapshot)
         if found is not None:
             return found
-    return queries.version(owner, None)
+    return queries.version(owner, None, snapshot=snapshot)
+
+
+def shown_on(*, token: str) -> tuple[Holder | None, tuple[Any, ...] | None]:
+    """The device with this cookie token, and the version :func:`shown_version` gives
+    for it: one lone read, and a second only for a device with no match of its own."""
+    found = queries.device_and_version(token)
+    if found is None:
+        return None, None
+    row, version = found
+    device = devices.holder_of(row)
+    return device, version if version is not None else queries.version(device.owner, None)
 
 
 def owns(*, owner: str, match_id: int) -> bool:

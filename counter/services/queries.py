@@ -7,15 +7,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import Select, String, bindparam, case, func, select, type_coerce
+from sqlalchemy import Select, String, and_, bindparam, case, func, select, type_coerce
 from sqlalchemy.orm import raiseload, selectinload
 
 from counter import parsing, scoring
-from counter.models import Deal, Match, db
+from counter.models import Deal, Device, Match, db
 from counter.refusals import N_, NotFound
 from counter.scoring import HouseRules, Seat
-from counter.services import series
-from counter.services.read_models import result_of
+from counter.services import devices, series, spent
+from counter.services.lone_reads import LoneRead
+from counter.services.read_models import MatchRow, result_of
 
 
 class MatchNotFound(NotFound):
@@ -43,6 +44,61 @@ def load(
     if found is None:
         raise MatchNotFound.with_id(match_id)
     return found
+
+
+class ToWrite(NamedTuple):
+    """A match to write into, as :func:`row_to_write` reads it."""
+
+    match: MatchRow
+    earlier: tuple[int, int]  # the games won before it
+    spent: bool  # whether the request digest asked about is kept as used
+
+
+def row_to_write(owner: str | None, match_id: int, *, request: str | None = None) -> ToWrite:
+    """The match's own row and the games won before it, locked for a write into it
+    (PostgreSQL: its row, FOR UPDATE; SQLite's lock is the whole file's), as :func:`load`
+    finds it, but as a row: a deal, the write every tap makes, needs no ORM object.
+    With ``request`` (a :func:`spent.request_digest`), also whether that request was
+    spent: one statement reads all a deal needs of the match.
+
+    Raises MatchNotFound as :func:`load` does."""
+    found = None
+    if owner is not None:
+        values = {"match_id": match_id, "owner": owner, "request": request}
+        found = db.session.connection().execute(_row_query(), values).one_or_none()
+    if found is None:
+        raise MatchNotFound.with_id(match_id)
+    own, (first_games, second_games, spent_before, *rules) = (
+        found[: len(ROW_COLUMNS)],
+        found[len(ROW_COLUMNS) :],
+    )
+    row = MatchRow(**dict(zip(ROW_COLUMNS, own, strict=True)), rules=house_rules(*rules))
+    return ToWrite(row, (first_games, second_games), bool(spent_before))
+
+
+ROW_COLUMNS = (
+    "id",
+    "uid",
+    "player1",
+    "player2",
+    "target",
+    "created_at",
+    "won_by",
+    "first_dealer",
+    "played_at",
+)
+
+
+@functools.cache
+def _row_query() -> Select[*tuple[Any, ...]]:
+    columns = [Match.__table__.c[name] for name in ROW_COLUMNS]
+    games = (series.earlier_wins(1), series.earlier_wins(2))
+    request = spent.kept(bindparam("request", type_=String))
+    return (
+        select(*columns, *games, request, *_stored_rules(Match))
+        .where(Match.id == bindparam("match_id"), Match.owner == bindparam("owner"))
+        .with_for_update(of=Match)
+    )
 
 
 def load_current(owner: str | None) -> tuple[Match, tuple[int, int]] | None:
@@ -93,21 +149,38 @@ def _match_query(
     return statement.with_for_update(of=Match) if for_update else statement
 
 
-def version(owner: str | None, match_id: int | None) -> tuple[Any, ...] | None:
+def version(
+    owner: str | None, match_id: int | None, *, snapshot: bool = False
+) -> tuple[Any, ...] | None:
     """All a page of this browser's match (none: its match played last) can change with:
     the match's own row, the games won before it, and its deals' count, ids and last
     correction; None if there is no such match. Every change of the match, or of the
     games before it, gives another version: one light query tells a kept page is still
-    what it shows."""
+    what it shows.
+
+    A lone read (counter/services/lone_reads.py), or with ``snapshot`` one in the
+    session's snapshot, to read the match itself in after it; the values are the
+    driver's either way, so the two give the same version of the same match."""
     if owner is None:
         return None
-    by: Literal["id", "current"] = "current" if match_id is None else "id"
-    row = db.session.execute(_version_query(by), {"owner": owner, "match_id": match_id}).first()
-    return None if row is None else tuple(row)
+    read = _VERSION_OF_CURRENT if match_id is None else _VERSION_OF
+    values = {"owner": owner} if match_id is None else {"owner": owner, "match_id": match_id}
+    return read.in_session(**values) if snapshot else read.first(**values)
 
 
-@functools.cache
-def _version_query(by: Literal["id", "current"]) -> Select[*tuple[Any, ...]]:
+def device_and_version(token: str) -> tuple[tuple[Any, ...], tuple[Any, ...] | None] | None:
+    """The device with this cookie token (a row of :data:`devices.COLUMNS`) and the
+    :func:`version` of the match pinned on it, if it is there; None without the device.
+    One lone read where the device and then the version would be two (on PostgreSQL,
+    two round trips)."""
+    row = _DEVICE_AND_VERSION.first(token=token)
+    if row is None:
+        return None
+    device, version = row[: len(devices.COLUMNS)], row[len(devices.COLUMNS) :]
+    return device, None if version[0] is None else version
+
+
+def _version_query(by: Literal["id", "current", "device"]) -> Select[*tuple[Any, ...]]:
     own = [
         column for column in Match.__table__.columns if column.name not in ("owner", "share_token")
     ]
@@ -120,7 +193,20 @@ def _version_query(by: Literal["id", "current"]) -> Select[*tuple[Any, ...]]:
     statement = select(*own, series.earlier_wins(1), series.earlier_wins(2), *deals)
     if by == "id":
         return statement.where(Match.id == bindparam("match_id"), Match.owner == bindparam("owner"))
+    if by == "device":  # the device, then its pinned match's version (none: NULLs)
+        pinned = and_(Match.id == Device.match_id, Match.owner == Device.owner)
+        return (
+            statement.with_only_columns(*devices.COLUMNS, *statement.selected_columns)
+            .select_from(Device)
+            .outerjoin(Match, pinned)
+            .where(Device.token == bindparam("token"))
+        )
     return statement.where(Match.id == _current_id().scalar_subquery())
+
+
+_VERSION_OF = LoneRead(lambda: _version_query("id"))
+_VERSION_OF_CURRENT = LoneRead(lambda: _version_query("current"))
+_DEVICE_AND_VERSION = LoneRead(lambda: _version_query("device"))
 
 
 class Entry(NamedTuple):
@@ -134,22 +220,32 @@ def ledger(match_id: int) -> list[Entry]:
     """A match's deals in order (deal N is the Nth), as the rules read them: one select
     of the few columns the rules need, and no object per deal, so that a write into a
     long match costs about what one into a short match does."""
-    rows = db.session.execute(_ledger_query(), {"match_id": match_id})
-    return [
-        Entry(request_id, result_of(player, outcome, points, house_rules(*rules)))
-        for player, outcome, points, request_id, *rules in rows
-    ]
+    rows = db.session.connection().execute(_ledger_query(), {"match_id": match_id})
+    return [Entry(row[0], _stored_result(row[1:])) for row in rows]
 
 
 @functools.cache
 def _ledger_query() -> Select[*tuple[Any, ...]]:
-    # The rules as the strings stored: the few sets of them in use are made once each.
-    rules = [type_coerce(Deal.__table__.c[switch.name], String) for switch in HouseRules.switches()]
+    rules = _stored_rules(Deal)
     return (
-        select(Deal.player, Deal.outcome, Deal.points, Deal.request_id, *rules)
+        select(Deal.request_id, Deal.player, Deal.outcome, Deal.points, *rules)
         .where(Deal.match_id == bindparam("match_id"))
         .order_by(Deal.number)
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _stored_result(stored: tuple[Any, ...]) -> scoring.DealResult:
+    """A deal's result from its stored player, outcome, points and rules: deals are of a
+    few kinds, and each kind is looked up by its plain values, made once."""
+    player, outcome, points, *rules = stored
+    return result_of(player, outcome, points, house_rules(*rules))
+
+
+def _stored_rules(model: type[Match] | type[Deal]) -> list[Any]:
+    """The house rules' columns of a match or a deal, read as the strings stored: the few
+    sets of them in use are made once each (:func:`house_rules`)."""
+    return [type_coerce(model.__table__.c[switch.name], String) for switch in HouseRules.switches()]
 
 
 @functools.lru_cache(maxsize=256)
@@ -187,7 +283,12 @@ class Summary:
 
 
 def count(owner: str) -> int:
-    return db.session.scalar(select(func.count()).where(Match.owner == owner)) or 0
+    return db.session.connection().execute(_count_query(), {"owner": owner}).scalar_one()
+
+
+@functools.cache
+def _count_query() -> Select[int]:
+    return select(func.count(Match.id)).where(Match.owner == bindparam("owner"))
 
 
 def count_deals(owner: str) -> int:
@@ -197,40 +298,76 @@ def count_deals(owner: str) -> int:
 
 
 def page_summaries(owner: str, offset: int, limit: int) -> list[Summary]:
-    """A page of this browser's matches, newest first, each with its deals totalled."""
+    """A page of this browser's matches, newest first, each with its deals totalled: one
+    statement of plain columns, so that a page costs what its rows do, not an ORM object
+    each."""
+    values = {"owner": owner, "offset": offset, "limit": limit}
+    rows = db.session.connection().execute(_page_query(), values)
+    return [_summary(*row) for row in rows]
+
+
+def _summary(
+    id: int,  # noqa: A002 - the column's name
+    uid: str,
+    player1: str,
+    player2: str,
+    target: int,
+    created_at: datetime,
+    played_at: datetime,
+    won_by: int | None,
+    first_dealer: int,
+    first: int,
+    second: int,
+    deals: int,
+    last_deal_at: datetime | None,
+    *rules: str,
+) -> Summary:
+    return Summary(
+        id=id,
+        uid=uid,
+        names=(player1, player2),
+        target=target,
+        created_at=created_at,
+        played_at=played_at,
+        scores=(int(first), int(second)),
+        deal_count=deals,
+        last_deal_at=last_deal_at,
+        won_by=None if won_by is None else parsing.seat(won_by),
+        rules=house_rules(*rules),
+        first_dealer=parsing.seat(first_dealer),
+    )
+
+
+@functools.cache
+def _page_query() -> Select[*tuple[Any, ...]]:
     page = (
         select(Match.id)
-        .where(Match.owner == owner)
+        .where(Match.owner == bindparam("owner"))
         .order_by(Match.id.desc())
-        .offset(offset)
-        .limit(limit)
+        .offset(bindparam("offset"))
+        .limit(bindparam("limit"))
         .subquery()
     )
     seat_points = [
         func.coalesce(func.sum(case((Deal.player == seat, Deal.points), else_=0)), 0)
         for seat in scoring.SEATS
     ]
-    rows = db.session.execute(
-        select(Match, *seat_points, func.count(Deal.id), func.max(Deal.created_at))
+    own = [
+        Match.id,
+        Match.uid,
+        Match.player1,
+        Match.player2,
+        Match.target,
+        Match.created_at,
+        Match.played_at,
+        Match.won_by,
+        Match.first_dealer,
+    ]
+    rules = _stored_rules(Match)
+    return (
+        select(*own, *seat_points, func.count(Deal.id), func.max(Deal.created_at), *rules)
         .join(page, page.c.id == Match.id)
         .outerjoin(Deal, Deal.match_id == Match.id)
         .group_by(Match.id)
         .order_by(Match.id.desc())
     )
-    return [
-        Summary(
-            id=match.id,
-            uid=match.uid,
-            names=match.names,
-            target=match.target,
-            created_at=match.created_at,
-            played_at=match.played_at,
-            scores=(int(first), int(second)),
-            deal_count=deals,
-            last_deal_at=last_deal_at,
-            won_by=None if match.won_by is None else parsing.seat(match.won_by),
-            rules=match.rules,
-            first_dealer=parsing.seat(match.first_dealer),
-        )
-        for match, first, second, deals, last_deal_at in rows
-    ]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from counter import parsing, scoring
 from counter.models import Deal, Match
@@ -34,6 +36,46 @@ class DealView:
     dealer: Seat = 1
     request_id: str | None = None
     rules: HouseRules = DEFAULT_RULES  # those it was recorded under, and is corrected under
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """A match's own row, without its deals: what a view is made of, whether the ORM
+    loaded the match or a write read its row (:func:`queries.row_to_write`)."""
+
+    id: int
+    uid: str
+    player1: str
+    player2: str
+    target: int
+    created_at: datetime
+    won_by: int | None
+    rules: HouseRules
+    first_dealer: int
+    played_at: datetime
+
+    @classmethod
+    def of(cls, match: Match) -> MatchRow:
+        """The row of a match the ORM loaded."""
+        return cls(**{field.name: getattr(match, field.name) for field in dataclasses.fields(cls)})
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return (self.player1, self.player2)
+
+
+class ShownDeal(Protocol):
+    """What a view shows of a stored deal besides its result: a :class:`Deal`, or the
+    deal a write has just stored."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def corrected_at(self) -> datetime | None: ...
+    @property
+    def request_id(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -117,22 +159,26 @@ def full_view(match: Match, earlier: tuple[int, int]) -> MatchView:
     ``earlier`` are the games each seat won in the series before this match; the
     match's own win, if it has one, is added here.
     """
-    return view_of(match, earlier, [deal_result(deal) for deal in match.deals], match.deals)
+    results = [deal_result(deal) for deal in match.deals]
+    return view_of(MatchRow.of(match), earlier, results, match.deals)
 
 
 def view_of(
-    match: Match,
+    match: MatchRow,
     earlier: tuple[int, int],
     results: Sequence[scoring.DealResult],
-    shown: Sequence[Deal],
+    shown: Sequence[ShownDeal],
+    before: scoring.Standing | None = None,
 ) -> MatchView:
     """The match after ``results`` (all its deals, in order), with ``shown``, its last
     deals as stored, in its ``deals``: all of them for :func:`full_view`, the few a
     client lacks for a write's short answer (at least the last, which says when a won
-    match finished). ``earlier`` as for :func:`full_view`."""
+    match finished). ``earlier`` as for :func:`full_view`; ``before``, the standing
+    after the deals not shown, if the caller has it already."""
     games = series.with_own_win(earlier, match.won_by)
     skipped = len(results) - len(shown)
-    before = scoring.standing(results[:skipped], match.target, match.names)
+    if before is None:
+        before = scoring.standing(results[:skipped], match.target, match.names)
     running = scoring.running_totals(
         results[skipped:], match.target, match.names, start=before.scores
     )

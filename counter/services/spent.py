@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from enum import StrEnum
 
-from sqlalchemy import delete, select
+from sqlalchemy import ColumnElement, Exists, delete, exists, select
 
 from counter.models import Spent, db
 from counter.refusals import N_, Conflict
@@ -99,12 +99,15 @@ def spend_request(*, owner: str, match_id: int, request_id: str | None) -> None:
         )
 
 
-def request_spent(*, match_id: int | None, request_id: str) -> bool:
-    """Whether ``request_id`` recorded a deal in this match that is gone since."""
-    if match_id is None:
-        return False
-    digest = _digest("request", match_id, request_id)
-    return db.session.scalar(select(Spent.id).where(Spent.digest == digest)) is not None
+def request_digest(*, match_id: int, request_id: str | None) -> str | None:
+    """What a request id used in a match is kept as; None for no request id."""
+    return None if request_id is None else _digest("request", match_id, request_id)
+
+
+def kept(digest: ColumnElement[str | None]) -> Exists:
+    """Whether ``digest`` (a :func:`request_digest`) is kept as used, as a column: a deal
+    asks it in the statement that reads its match (queries.row_to_write)."""
+    return exists().where(Spent.digest == digest)
 
 
 def forget_owner(*, owner: str) -> None:

@@ -3,7 +3,7 @@ continuing an unfinished match and deleting one."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
@@ -13,7 +13,7 @@ from counter.errors import shows_again
 from counter.refusals import Refusal
 from counter.services import deals, matches, sharing
 from counter.services.read_models import MatchView
-from counter.web import forms, words
+from counter.web import forms, kept_pages, site, words
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 
@@ -22,12 +22,20 @@ bp = limits.writes(Blueprint("history", __name__))
 
 @bp.get("/matches")
 def history() -> str:
-    """This browser's matches, newest first."""
+    """This browser's matches, newest first.
+
+    Rendered once for what it shows and kept (counter/web/kept_pages.py), as the
+    counter is: the rows it lists, which of them is on the counter, and the language
+    and display it is in; with a message of its own it is rendered each time."""
     page = parsing.page_number(request.args.get("page", "1"))
-    return render_template(
-        "history.html",
-        page=matches.list_matches(owner=browser_key(), page=page),
-        current_id=matches.shown_id(owner=browser_key(), device=this_device()),
+    listed = matches.list_matches(owner=browser_key(), page=page)
+    current_id = matches.shown_id(owner=browser_key(), device=this_device())
+    shows = (tuple(listed.matches), listed.page, listed.pages, listed.total, current_id)
+    looks = (i18n.current_language(), *site.display().values())
+    where = (request.script_root, request.full_path)
+    key = None if "_flashes" in session else ("history", where, shows, looks)
+    return kept_pages.page(
+        key, lambda: render_template("history.html", page=listed, current_id=current_id), {}
     )
 
 

@@ -15,13 +15,13 @@ each time while templates reload (``flask run --debug``).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 
 from flask import Flask, current_app, g
-from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
+
+from counter.recent import Recent
+from counter.security import csrf_token
 
 KEPT = 32  # pages, each of a few dozen KB: a table's match in both languages, and more
 
@@ -29,43 +29,24 @@ CSRF = Markup("<csrf>")
 """Where the page's CSRF token goes; the other markers are the caller's."""
 
 
-class Kept:
-    """The pages of one process, the ones used last first to stay."""
-
-    def __init__(self, most: int = KEPT) -> None:
-        self.most = most
-        self._pages: OrderedDict[Hashable, str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> str | None:
-        with self._lock:
-            page = self._pages.get(key)
-            if page is not None:
-                self._pages.move_to_end(key)
-            return page
-
-    def keep(self, key: Hashable, page: str) -> None:
-        with self._lock:
-            self._pages[key] = page
-            self._pages.move_to_end(key)
-            while len(self._pages) > self.most:
-                self._pages.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._pages.clear()
-
-
 def init_app(app: Flask) -> None:
-    app.extensions["kept_pages"] = Kept()
+    app.extensions["kept_pages"] = Recent[Hashable, str](KEPT)
+
+
+def kept(key: Hashable | None, values: Mapping[str, str]) -> str | None:
+    """The page kept under ``key``, with ``values`` and this request's CSRF token in
+    place of their markers; None if none is kept (or ``key`` is None)."""
+    pages: Recent[Hashable, str] = current_app.extensions["kept_pages"]
+    found = None if key is None or current_app.jinja_env.auto_reload else pages.get(key)
+    return None if found is None else _filled(found, values, csrf_token())
 
 
 def page(key: Hashable | None, render: Callable[[], str], values: Mapping[str, str]) -> str:
     """The page ``render`` makes, with ``values`` (marker: value) and this request's CSRF
     token in place of their markers. Kept under ``key``, unless it is None: a page
     with something of this request alone on it (a message, an error)."""
-    token = generate_csrf()
-    pages: Kept = current_app.extensions["kept_pages"]
+    token = csrf_token()  # before the page is rendered with its marker in its place
+    pages: Recent[Hashable, str] = current_app.extensions["kept_pages"]
     if current_app.jinja_env.auto_reload:
         key = None  # templates may change under a running process: render each time
     found = None if key is None else pages.get(key)
@@ -73,16 +54,20 @@ def page(key: Hashable | None, render: Callable[[], str], values: Mapping[str, s
         found = _with_markers(render)
         if key is not None:
             pages.keep(key, found)
+    return _filled(found, values, token)
+
+
+def _filled(page: str, values: Mapping[str, str], token: str) -> str:
     for marker, value in {**values, CSRF: token}.items():
-        found = found.replace(marker, value)
-    return found
+        page = page.replace(marker, value)
+    return page
 
 
 def _with_markers(render: Callable[[], str]) -> str:
     """What ``render`` makes while the CSRF token of this request is its marker."""
     field = current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
     token = g.get(field)
-    setattr(g, field, CSRF)  # generate_csrf() answers what the request already has
+    setattr(g, field, CSRF)  # csrf_token() answers what the request already has
     try:
         return render()
     finally:

@@ -27,12 +27,13 @@ from flask_babel import force_locale, gettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from counter import i18n, limits, rulebook, shapes
+from counter import browser, i18n, limits, rulebook, shapes
 from counter.browser import browser_key, ensure_device, this_device
 from counter.errors import shows_again
 from counter.refusals import N_, Malformed, Refusal
 from counter.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches, queries
+from counter.services.devices import Holder
 from counter.services.read_models import MatchView, blank_match
 from counter.services.transactions import one_snapshot
 from counter.web import forms, kept_pages, site, words
@@ -60,13 +61,27 @@ def _home_page(shows: Hashable | None, render: Callable[[], str]) -> str:
     """The page ``render`` makes, kept under ``shows`` (what it shows; None: not kept)
     with the language and display it is in, unless it has a message of its own
     (counter/web/kept_pages.py): a reload, another phone at the table, gets it again."""
+    return kept_pages.page(_home_key(shows), render, _home_values())
+
+
+def _kept_home(shows: Hashable) -> str | None:
+    """The counter page kept for what it shows, if one is."""
+    return kept_pages.kept(_home_key(shows), _home_values())
+
+
+def _home_key(shows: Hashable | None) -> Hashable | None:
+    """What a counter page showing ``shows`` is kept under: also its language, display
+    and kind of host; None (not kept) with a message of this request on it."""
+    if shows is None or "_flashes" in session or request.method != "GET":
+        return None
+    looks = (i18n.current_language(), *site.display().values(), plain_http())
+    return ("home", shows, request.script_root, request.full_path, *looks)
+
+
+def _home_values() -> dict[str, str]:
     # One fresh id per page: resubmitting its forms (double tap, back button, retry)
     # records its deal, or starts its new match, once.
-    values: dict[str, str] = {REQUEST_ID: secrets.token_urlsafe(16), NEW_UID: uuid.uuid4().hex}
-    alone = shows is None or "_flashes" in session or request.method != "GET"
-    looks = (i18n.current_language(), *site.display().values(), plain_http())
-    key = None if alone else ("home", shows, request.script_root, request.full_path, *looks)
-    return kept_pages.page(key, render, values)
+    return {REQUEST_ID: secrets.token_urlsafe(16), NEW_UID: uuid.uuid4().hex}
 
 
 def _render_home(match: MatchView, error: Refusal | None) -> str:
@@ -142,12 +157,16 @@ def home() -> str:
 
     Rendered again only when the match changed: one light query says which match it
     is and whether it changed (``matches.shown_version``), and a page kept under that
-    is sent again. The page is rendered from that very match (or the blank one), never
-    another, so it is kept only under what it shows; both reads see the same moment."""
-    device = this_device()  # which may note, in a write of its own, that it was seen
+    is sent again. Otherwise the page is rendered from the match as one snapshot shows
+    it, with its version read in that snapshot too, never another, so it is kept only
+    under what it shows."""
+    device, version = _device_and_version()
     owner = None if device is None else device.owner
+    kept = _kept_home(("blank",) if version is None else version)
+    if kept is not None:
+        return kept
     one_snapshot()
-    version = matches.shown_version(owner=owner, device=device)
+    version = matches.shown_version(owner=owner, device=device, snapshot=True)
     try:
         return _home_page(
             ("blank",) if version is None else version,
@@ -160,6 +179,19 @@ def home() -> str:
         )
     except queries.MatchNotFound:  # deleted or handed over a moment ago: as it is now
         return render_home(shown_match())
+
+
+def _device_and_version() -> tuple[Holder | None, tuple[Any, ...] | None]:
+    """The device asking and the version of the match it shows: in one read when its
+    cookie names it (the device may note, in a write of its own, that it was seen)."""
+    token = browser.device_token()
+    if token is None:
+        device = this_device()
+        owner = None if device is None else device.owner
+        return device, matches.shown_version(owner=owner, device=device)
+    device, version = matches.shown_on(token=token)
+    browser.found(device)
+    return device, version
 
 
 @bp.get("/words/<language>.json")
