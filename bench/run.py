@@ -48,6 +48,7 @@ from bench.sections import KEPT, found
 from bench.weight import loaded, weight
 from counter import create_app
 from counter.models import Deal, Device, Match, db
+from counter.services.lone_reads import LoneRead
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -114,8 +115,9 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
 
     Each browser is a phone that has opened the counter before: a device showing its
     match played last, and the cookie such a phone sends (``cookies``). A deal pool is
-    many tables, each with its own phone showing its match (``pool cookies``, in the
-    order of the pool's matches): a phone records into the match on its screen.
+    many tables, each with its own phone and key showing its match (``pool cookies``,
+    in the order of the pool's matches): a phone records into the match on its screen,
+    and one table's deals do not count another table's games.
     """
     start = datetime.now(UTC).replace(tzinfo=None) - timedelta(days=400)
     next_id = 1
@@ -123,8 +125,15 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
     deals: list[dict[str, Any]] = []
 
     def add(
-        owner: str, count: int, deals_each: int, target: int = 15, points: int = 1
+        owner: str,
+        count: int,
+        deals_each: int,
+        target: int = 15,
+        points: int = 1,
+        tables: bool = False,
     ) -> list[int]:
+        """``count`` matches of ``owner`` (with ``tables``, each of a key of its own:
+        ``owner-<id>``)."""
         nonlocal next_id
         ids = []
         for _ in range(count):
@@ -132,7 +141,7 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
             matches.append(
                 {
                     "id": next_id,
-                    "owner": owner,
+                    "owner": f"{owner}-{next_id}" if tables else owner,
                     "player1": "Иван",
                     "player2": "Мария",
                     "target": target,
@@ -169,13 +178,13 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
         "10": add("bench-10", 10, 20),
         "1000": add("bench-1000", 1000, 20),
         "main": add("bench-main", 1, 15, target=11),
-        "deal": add("bench-deal", pool, 1),
-        "one": add("bench-one", pool, 1),
-        "hundred": add("bench-hundred", pool, 100, points=0),
+        "deal": add("bench-deal", pool, 1, tables=True),
+        "one": add("bench-one", pool, 1, tables=True),
+        "hundred": add("bench-hundred", pool, 100, points=0, tables=True),
     }
-    cookies = {name: phone(f"bench-{name}", ids[-1]) for name, ids in pools.items()}
+    cookies = {name: phone(f"bench-{name}", pools[name][-1]) for name in ("10", "1000", "main")}
     pool_cookies = {
-        name: [phone(f"bench-{name}", match_id) for match_id in pools[name]]
+        name: [phone(f"bench-{name}-{match_id}", match_id) for match_id in pools[name]]
         for name in ("deal", "one", "hundred")
     }
     with app.app_context():
@@ -434,9 +443,16 @@ def count_statements(app: Flask, seeded: dict[str, Any]) -> list[tuple[str, int,
     def spy(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
         statements.append(statement)
 
+    lone = LoneRead.first
+
+    def lone_read(read: LoneRead, **values: str | int) -> tuple[Any, ...] | None:
+        statements.append("lone read")  # straight on the driver: no SQLAlchemy event
+        return lone(read, **values)
+
     with app.app_context():
         engine = db.engine
     event.listen(engine, "before_cursor_execute", spy)
+    LoneRead.first = lone_read  # type: ignore[method-assign]
     rows = []
     requests = [
         ("GET /", "GET", "/", None),
@@ -468,6 +484,7 @@ def count_statements(app: Flask, seeded: dict[str, Any]) -> list[tuple[str, int,
             counts.append(len(statements))
         rows.append((label, counts[0], counts[1]))
     event.remove(engine, "before_cursor_execute", spy)
+    LoneRead.first = lone  # type: ignore[method-assign]
     with app.app_context():
         db.engine.dispose()
     return rows
@@ -530,7 +547,8 @@ def database_section(
         "",
         *table(pairs),
         "",
-        "SQL statements per request (SQLAlchemy `before_cursor_execute`; SQLite's `BEGIN`",
+        "SQL statements per request (SQLAlchemy `before_cursor_execute`, and the lone reads",
+        "of counter/services/lone_reads.py, which go straight to the driver; SQLite's `BEGIN`",
         "counts too; deals with the full answer, as a client that asks nothing else gets):",
         "",
         "| request | 10 matches | 1,000 matches |",
@@ -751,7 +769,7 @@ def measure_recipe(counter_url: str, floor_url: str, load: Load, folder: Path) -
     return (
         "\n".join(
             [
-                "## The production recipe: Caddy, gunicorn (2 x 4 threads), PostgreSQL, Redis",
+                "## The production recipe: Caddy, gunicorn (2 x 128 threads), PostgreSQL, Redis",
                 "",
                 "deploy/Caddyfile (HTTPS with Caddy's own authority, compression) in front of "
                 "deploy/gunicorn.conf.py for each app, counter and floor on their own PostgreSQL "
