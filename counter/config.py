@@ -39,8 +39,8 @@ ENVIRONMENT = {
 }
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 # On PostgreSQL: a database that does not answer fails a request within 3 s (503, try
-# again) instead of holding it for minutes. (A pooled connection the database dropped
-# is never given out either: counter.models checks for that without a round trip.)
+# again) instead of holding it for minutes. (A pooled connection the database closed is
+# not given out either: counter.models checks for that without a round trip.)
 POSTGRESQL_ENGINE_OPTIONS: dict[str, Any] = {"connect_args": {"connect_timeout": 3}}
 
 

@@ -244,10 +244,12 @@ def _closed_by_the_server(connection: Any, _record: Any, _proxy: Any) -> None:
     An idle connection has nothing to read from the server unless it was closed (or,
     rarely, the server told it something on its own): only then is it asked a
     ``SELECT 1``, and refused if that fails. A connection that is fine costs no round
-    trip, where SQLAlchemy's ``pool_pre_ping`` sends one with every request.
+    trip, where SQLAlchemy's ``pool_pre_ping`` sends one with every request. What this
+    does not see: a connection dropped on the way without a word to either end (a
+    firewall's idle timeout). The request that finds it dead answers 503, try again,
+    and the pool replaces it then.
     """
-    ready, _, _ = select.select([connection.fileno()], [], [], 0)
-    if not ready:
+    if not _has_input(connection.fileno()):
         return
     try:
         cursor = connection.cursor()
@@ -256,6 +258,15 @@ def _closed_by_the_server(connection: Any, _record: Any, _proxy: Any) -> None:
         connection.rollback()
     except Exception as error:  # any failure of the driver: this connection is done
         raise DisconnectionError("the database closed this connection") from error
+
+
+def _has_input(descriptor: int) -> bool:
+    """Whether there is something to read on ``descriptor``, without waiting."""
+    if hasattr(select, "poll"):  # any descriptor number, where select() stops at 1024
+        poller = select.poll()
+        poller.register(descriptor, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([descriptor], [], [], 0)[0])
 
 
 SQLITE_BEGIN = "sqlite_begin"

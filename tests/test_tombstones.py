@@ -3,11 +3,21 @@ delete, so a late duplicate records nothing; a uid sent again with other setting
 
 from __future__ import annotations
 
+import threading
+import time
+from typing import Any
+
+import pytest
+from flask import Flask
 from flask.testing import FlaskClient
+
+from counter.scoring import Outcome
+from counter.services import deals, matches
 
 from helpers import api_deal, api_start
 
 UID = "c" * 32
+NORMAL = Outcome("normal")
 
 
 def deal_count(client: FlaskClient, match_id: int) -> int:
@@ -32,6 +42,48 @@ def test_a_late_duplicate_of_a_deleted_deal_records_nothing(client: FlaskClient)
     late = api_deal(client, match["id"], 1, "normal", request_id="tap-1")
     assert late.status_code == 200
     assert deal_count(client, match["id"]) == 1
+
+
+def test_a_duplicate_that_waits_for_its_deal_s_undo_records_nothing(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The undo holds the match while the duplicate comes in and waits for it: once in,
+    the duplicate must see the request id the undo spent (PostgreSQL's statement that
+    waited for the lock sees other tables as they were when it began)."""
+    with app.app_context():
+        match, _ = matches.start_match(owner="k" * 32, names=("Ana", "Boris"))
+        deals.record_deal(owner="k" * 32, match_id=match.id, seat=1, outcome=NORMAL, request_id="r")
+    view = deals._view
+
+    def slow_undo(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread().name == "undo":
+            time.sleep(1.0)  # the match is locked meanwhile
+        return view(*args, **kwargs)
+
+    monkeypatch.setattr(deals, "_view", slow_undo)
+    recorded: list[bool] = []
+
+    def undo() -> None:
+        with app.app_context():
+            deals.undo_last_deal(owner="k" * 32, match_id=match.id)
+
+    def duplicate() -> None:
+        with app.app_context():
+            _view, new = deals.record_deal(
+                owner="k" * 32, match_id=match.id, seat=1, outcome=NORMAL, request_id="r"
+            )
+            recorded.append(new)
+
+    undoing = threading.Thread(target=undo, name="undo")
+    undoing.start()
+    time.sleep(0.3)
+    duplicating = threading.Thread(target=duplicate)
+    duplicating.start()
+    undoing.join()
+    duplicating.join()
+    assert recorded == [False]
+    with app.app_context():
+        assert matches.get_match(owner="k" * 32, match_id=match.id).deal_count == 0
 
 
 def test_a_request_id_is_spent_in_its_own_match_only(client: FlaskClient) -> None:

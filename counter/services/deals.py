@@ -84,11 +84,11 @@ def record_deal(
     for attempt in range(3):
         if attempt:
             begin_write()
-        match, earlier, spent_before = _match_to_record_into(owner, match_id, device, request_id)
+        match, earlier = _match_to_record_into(owner, match_id, device)
         entries = queries.ledger(match.id)
         results = [entry.result for entry in entries]
         result = scoring.score_deal(seat, outcome, match.rules)
-        if _replayed(entries, request_id, result, spent_before=spent_before):
+        if _replayed(match, entries, request_id, result):
             view = _view(match, earlier, results, known)
             db.session.rollback()  # nothing to write: end the transaction and its lock
             return view, False
@@ -126,16 +126,14 @@ def record_deal(
 
 
 def _match_to_record_into(
-    owner: str, match_id: int | None, device: Holder | None, request_id: str | None
-) -> queries.ToWrite:
-    """The match a deal goes into, locked, as a row, and whether ``request_id`` was spent
-    in it; with no id, this browser's first match, started now. Either way the match on
-    ``device``'s screen from now on."""
+    owner: str, match_id: int | None, device: Holder | None
+) -> tuple[MatchRow, tuple[int, int]]:
+    """The match a deal goes into, locked, as a row; with no id, this browser's first
+    match, started now. Either way the match on ``device``'s screen from now on."""
     if match_id is None:
         started, earlier = load_or_start(owner, None, device, deals=False)
-        return queries.ToWrite(MatchRow.of(started), earlier, spent=False)
-    request = spent.request_digest(match_id=match_id, request_id=request_id)
-    found = queries.row_to_write(owner, match_id, request=request)
+        return MatchRow.of(started), earlier
+    found = queries.row_to_write(owner, match_id)
     pin(device, match_id)
     return found
 
@@ -192,11 +190,10 @@ def _view(
 
 
 def _replayed(
+    match: MatchRow,
     entries: list[queries.Entry],
     request_id: str | None,
     result: scoring.DealResult,
-    *,
-    spent_before: bool,
 ) -> bool:
     if request_id is None:
         return False
@@ -211,7 +208,7 @@ def _replayed(
                     number=number,
                 )
             return True
-    return spent_before  # its deal was undone or deleted
+    return spent.request_spent(match_id=match.id, request_id=request_id)  # undone or deleted
 
 
 @writes
@@ -233,7 +230,7 @@ def undo_last_deal(
     Returns the match as it is now, holding its deals after the first ``known`` as
     :func:`record_deal` does, and the deal that was taken back, if one was.
     """
-    match, earlier, _spent = queries.row_to_write(owner, match_id)
+    match, earlier = queries.row_to_write(owner, match_id)
     pin(device, match_id)
     entries = queries.ledger(match.id)
     results = [entry.result for entry in entries]

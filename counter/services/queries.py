@@ -14,7 +14,7 @@ from counter import parsing, scoring
 from counter.models import Deal, Device, Match, db
 from counter.refusals import N_, NotFound
 from counter.scoring import HouseRules, Seat
-from counter.services import devices, series, spent
+from counter.services import devices, series
 from counter.services.lone_reads import LoneRead
 from counter.services.read_models import MatchRow, result_of
 
@@ -46,34 +46,21 @@ def load(
     return found
 
 
-class ToWrite(NamedTuple):
-    """A match to write into, as :func:`row_to_write` reads it."""
-
-    match: MatchRow
-    earlier: tuple[int, int]  # the games won before it
-    spent: bool  # whether the request digest asked about is kept as used
-
-
-def row_to_write(owner: str | None, match_id: int, *, request: str | None = None) -> ToWrite:
+def row_to_write(owner: str | None, match_id: int) -> tuple[MatchRow, tuple[int, int]]:
     """The match's own row and the games won before it, locked for a write into it
     (PostgreSQL: its row, FOR UPDATE; SQLite's lock is the whole file's), as :func:`load`
     finds it, but as a row: a deal, the write every tap makes, needs no ORM object.
-    With ``request`` (a :func:`spent.request_digest`), also whether that request was
-    spent: one statement reads all a deal needs of the match.
 
     Raises MatchNotFound as :func:`load` does."""
     found = None
     if owner is not None:
-        values = {"match_id": match_id, "owner": owner, "request": request}
+        values = {"match_id": match_id, "owner": owner}
         found = db.session.connection().execute(_row_query(), values).one_or_none()
     if found is None:
         raise MatchNotFound.with_id(match_id)
-    own, (first_games, second_games, spent_before, *rules) = (
-        found[: len(ROW_COLUMNS)],
-        found[len(ROW_COLUMNS) :],
-    )
+    own, (first_games, second_games, *rules) = found[: len(ROW_COLUMNS)], found[len(ROW_COLUMNS) :]
     row = MatchRow(**dict(zip(ROW_COLUMNS, own, strict=True)), rules=house_rules(*rules))
-    return ToWrite(row, (first_games, second_games), bool(spent_before))
+    return row, (first_games, second_games)
 
 
 ROW_COLUMNS = (
@@ -93,9 +80,8 @@ ROW_COLUMNS = (
 def _row_query() -> Select[*tuple[Any, ...]]:
     columns = [Match.__table__.c[name] for name in ROW_COLUMNS]
     games = (series.earlier_wins(1), series.earlier_wins(2))
-    request = spent.kept(bindparam("request", type_=String))
     return (
-        select(*columns, *games, request, *_stored_rules(Match))
+        select(*columns, *games, *_stored_rules(Match))
         .where(Match.id == bindparam("match_id"), Match.owner == bindparam("owner"))
         .with_for_update(of=Match)
     )

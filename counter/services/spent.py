@@ -10,12 +10,13 @@ used, and of the settings a match was started with.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
 from enum import StrEnum
 
-from sqlalchemy import ColumnElement, Exists, delete, exists, select
+from sqlalchemy import Select, bindparam, delete, select
 
 from counter.models import Spent, db
 from counter.refusals import N_, Conflict
@@ -99,15 +100,22 @@ def spend_request(*, owner: str, match_id: int, request_id: str | None) -> None:
         )
 
 
-def request_digest(*, match_id: int, request_id: str | None) -> str | None:
-    """What a request id used in a match is kept as; None for no request id."""
-    return None if request_id is None else _digest("request", match_id, request_id)
+def request_spent(*, match_id: int | None, request_id: str) -> bool:
+    """Whether ``request_id`` recorded a deal in this match that is gone since.
+
+    Its own statement, after the match is locked: on PostgreSQL a statement that waited
+    for the lock reads the other tables as they were when it began, before an undo that
+    held the lock had spent this id."""
+    if match_id is None:
+        return False
+    digest = _digest("request", match_id, request_id)
+    return db.session.connection().execute(_spent_digest(), {"digest": digest}).first() is not None
 
 
-def kept(digest: ColumnElement[str | None]) -> Exists:
-    """Whether ``digest`` (a :func:`request_digest`) is kept as used, as a column: a deal
-    asks it in the statement that reads its match (queries.row_to_write)."""
-    return exists().where(Spent.digest == digest)
+@functools.cache
+def _spent_digest() -> Select[int]:
+    """Asked with every deal that has a request id: built once, run on the connection."""
+    return select(Spent.id).where(Spent.digest == bindparam("digest"))
 
 
 def forget_owner(*, owner: str) -> None:
