@@ -45,7 +45,7 @@ let asking = false;
 // The server's answer (`match` as it is now, and the question `ask`) is kept: the match is
 // shown, the deal waits first in line with its question until the player answers.
 export async function settle(change, answer) {
-  if (answer.match) keep(change.id, answer);
+  if (answer.match) keep(change, answer);
   outbox.reread();
   if (asking || !outbox.state.outbox.some((each) => each.id === change.id && each.ask)) return; // answered
   asking = true;
@@ -58,11 +58,15 @@ export async function settle(change, answer) {
   }
 }
 
-function keep(id, answer) {
+function keep(change, answer) {
   outbox.reread();
   const { state } = outbox;
-  const waiting = state.outbox.find((each) => each.id === id);
-  if (waiting) waiting.ask = answer.ask;
+  // A question answered since (the deal now follows another count of deals, or is gone)
+  // stays answered, and the match as it came since stays: an answer to the same deal sent
+  // twice (two wakings, one before the first answer was kept) can come after the player's.
+  const waiting = state.outbox.find((each) => each.id === change.id && each.after === change.after);
+  if (!waiting) return;
+  waiting.ask = answer.ask;
   if (answer.match.uid === state.match.uid) state.match = answer.match;
   outbox.save();
   outbox.show.draw();

@@ -176,6 +176,44 @@ def test_add_mine_too_records_both(two_phones: tuple[Page, Page]) -> None:
     expect(score(c, 2)).to_have_text("4", timeout=LIVE_MS)
 
 
+def test_an_answer_to_the_same_deal_that_comes_after_the_players_choice_is_not_asked_again(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """Back online, a phone woken twice (the network, the page) can send its waiting deal a
+    second time before the first answer is kept: that answer, the same question, can come
+    after the player chose "Add mine too". The choice stands: not asked again, and sent."""
+    a, c = two_phones
+    overtaken(a, c)
+    question = a.locator("dialog.ask")
+    expect(question).to_be_visible()
+    a.evaluate(
+        """async () => {
+            const outbox = await import("/static/outbox.js"); // the page's own module
+            const [sent] = outbox.state.outbox;
+            const answer = { match: structuredClone(outbox.state.match), ask: sent.ask };
+            window.__late = [structuredClone(sent), answer];
+        }"""
+    )
+    a.route("**/deals", lambda route: route.abort())  # the chosen deal waits to go
+    question.get_by_role("button", name="Add mine too").click()
+    expect(question).to_be_hidden()
+    asked_again = a.evaluate(
+        """async () => {
+            const phone = await import("/static/other-phone.js");
+            const outbox = await import("/static/outbox.js");
+            phone.settle(...window.__late); // the second sending's answer, late (kept at once)
+            outbox.reread();
+            return outbox.state.outbox.some((each) => each.ask);
+        }"""
+    )
+    assert not asked_again
+    a.unroute("**/deals")
+    a.evaluate("window.dispatchEvent(new Event('online'))")
+    all_saved(a)
+    expect(question).to_be_hidden()
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 4]
+
+
 def test_the_same_deal_tapped_on_both_phones_seconds_apart_is_asked_about(
     two_phones: tuple[Page, Page],
 ) -> None:
