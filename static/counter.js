@@ -3,7 +3,7 @@
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
 import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
-import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, newId, reread, show, state, STORE, view, wakeUp, withdraw } from "./outbox.js";
+import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, newId, parse, reread, show, state, STORE, view, wakeUp, withdraw } from "./outbox.js";
 
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
@@ -45,17 +45,17 @@ function tapDeal(player, outcome) {
   notify(lastTap.said);
 }
 
-function undoLast() {
+async function undoLast() {
   const shown = view();
   const deal = shown.deals.at(-1);
   if (!deal || tooSoon()) return;
   lastChange = performance.now();
+  lastTap = { key: null, at: -Infinity };
   const note = describe(shown, deal);
-  if (!withdraw(deal.request_id)) {
+  if (!(await withdraw(deal.request_id).catch(() => false))) {
     const label = fill(words.undoOf, { number: deal.number, note });
     change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label });
   }
-  lastTap = { key: null, at: -Infinity };
   // Its words came with the first change (offline where they could not: the score alone).
   const score = announce(view());
   moreWords().then(() => notify(`${fill(words.undone, { number: deal.number, note })} ${score}`), () => notify(score));
@@ -195,12 +195,10 @@ document.addEventListener("visibilitychange", () => {
   else follow(null); // a page out of sight holds no stream open
   keepAwake(wantAwake);
 });
-// Another tab of this browser changed the outbox or the match: show the same. A save
-// whose version is no higher than the one it replaced was made from an older copy, and
-// may have lost a change of this tab's: it is shown once that is back (tabs.js).
-const version = (value) => JSON.parse(value)?.version; // none: no comparison holds
-window.addEventListener("storage", async (event) => {
+// Another tab of this browser changed the outbox or the match: show the same, with any
+// change of this browser's that its save from an older copy lost put back (reread).
+window.addEventListener("storage", (event) => {
   if (event.key !== STORE) return;
-  if (version(event.newValue) <= version(event.oldValue)) await import("./tabs.js").then((tabs) => tabs.recover(event), () => {});
-  if (!isSending()) { reread(); redraw(); }
+  reread(parse(event.oldValue), parse(event.newValue));
+  if (!isSending()) redraw();
 });

@@ -8,6 +8,8 @@ export const STORE = "santase-counter";
 // 128 random bits as 32 hex digits. crypto.getRandomValues works on every page;
 // crypto.randomUUID only in a secure context, which http://<LAN address> is not.
 export const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+const uidOf = (change) => change.match ?? change.uid; // the match of a change (a start's own)
+export const parse = (value) => { try { return JSON.parse(value); } catch { return null; } };
 
 // {match, rules, outbox: [change], ids: {uid: id}}
 export let state;
@@ -24,8 +26,7 @@ let retryDelay = 1000;
 let retryTimer = null;
 
 export function load(page, fresh) {
-  let saved = null;
-  try { saved = JSON.parse(localStorage.getItem(STORE)); } catch { saved = null; }
+  const saved = parse(localStorage.getItem(STORE));
   // A page the server has just drawn is its truth; the service worker's copy, opened
   // offline, is older than what this phone saw last. But a page drawn with no match, for
   // a phone that holds one, may have been drawn before the phone's first tap was in (a
@@ -37,23 +38,30 @@ export function load(page, fresh) {
   save();
 }
 
-// What another tab of this browser may have changed since. Every change of what is stored
-// rereads it first and saves at once (save), so that no tab writes over another's.
-export function reread() {
-  try {
-    const saved = JSON.parse(localStorage.getItem(STORE));
-    if (saved) Object.assign(state, { match: saved.match, outbox: saved.outbox, ids: saved.ids, version: saved.version });
-  } catch { /* nothing stored: this tab's own state stands */ }
+// What another tab of this browser may have changed since: every change of what is stored
+// rereads it first and saves at once. A save no newer than `before` (this tab's last copy,
+// or the one a storage event says was there before `written`) was made from an older copy: the
+// changes added after the one it read, gone from it, were lost, and go back (docs/sync.md).
+export function reread(before = state && { ...state }, written = null) {
+  const saved = parse(localStorage.getItem(STORE));
+  if (!saved) return; // nothing stored: this tab's own state stands
+  Object.assign(state, { match: saved.match, outbox: saved.outbox, ids: saved.ids, version: saved.version });
+  const after = written ?? saved;
+  if (!before?.outbox || !after.outbox || after.version > before.version) return;
+  const kept = new Set(state.outbox.map((change) => change.id));
+  const lost = before.outbox.filter((change) => change.v >= after.version && !kept.has(change.id));
+  if (!lost.length) return;
+  for (const uid of lost.map(uidOf)) state.ids[uid] ??= before.ids?.[uid];
+  state.outbox.push(...lost.map((change) => ({ ...change, v: state.version + 1 }))); // added by this save
+  save();
+  flush();
 }
 
 export function save() {
   state.version = (state.version ?? 0) + 1; // tells an answer asked for before it is old
   const { match, outbox, version } = state;
   const ids = {}; // the ids still needed: those of matches with changes waiting
-  for (const change of outbox) {
-    const uid = change.match ?? change.uid;
-    if (state.ids[uid]) ids[uid] = state.ids[uid];
-  }
+  for (const uid of outbox.map(uidOf)) if (state.ids[uid]) ids[uid] = state.ids[uid];
   state.ids = ids;
   try { localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids, version })); } catch { /* full: memory only */ }
 }
@@ -62,7 +70,7 @@ export const view = () => fold(state.match, state.outbox, state.rules);
 export const isSending = () => sending;
 
 // Each change carries what the player tapped, in words (`label`): a refusal names it; and
-// `v`, the version of the save that adds it (tabs.js).
+// `v`, the version of the save that adds it (reread).
 export function enqueue(change) {
   trouble.tap = null;
   reread(); // another tab may be sending: add to what is stored, not to an older copy
@@ -72,15 +80,20 @@ export function enqueue(change) {
   flush();
 }
 
-// A deal never sent (by any tab) leaves the outbox, and nothing travels; false if it was.
-export function withdraw(requestId) {
-  reread();
-  const last = state.outbox.at(-1);
-  if (!last || last.kind !== "deal" || last.request_id !== requestId || last.tried) return false;
-  state.outbox.pop();
-  save();
-  show.draw();
-  return true;
+// A deal never sent (by any tab) leaves the outbox, and nothing travels; false if it was,
+// or if another tab sends now: it marks a change tried before sending it, and that mark
+// may not be here yet.
+export async function withdraw(requestId) {
+  const taken = await whileNoneSends(() => {
+    reread();
+    const last = state.outbox.at(-1);
+    if (!last || last.kind !== "deal" || last.request_id !== requestId || last.tried) return false;
+    state.outbox.pop();
+    save();
+    show.draw();
+    return true;
+  });
+  return taken === true;
 }
 
 // Changes to a match not started yet on the server start it first, with what the screen shows.
@@ -103,16 +116,11 @@ export class Gone extends Error {} // the match is no longer there
 class Unreachable extends Error {} // no answer from the counter: the change waits its turn
 
 async function call(method, path, body) {
-  let response;
-  try {
-    response = await fetch(path, {
-      method, credentials: "same-origin",
-      headers: body ? { "Content-Type": "application/json" } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-  } catch (error) {
-    throw new Unreachable(error.message); // offline, or the connection broke
-  }
+  const response = await fetch(path, {
+    method, credentials: "same-origin",
+    headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  }).catch((error) => { throw new Unreachable(error.message); }); // offline, or the connection broke
   if (response.status === 204) return null;
   const answer = await response.json().catch(() => undefined);
   if (response.ok && answer !== undefined) return answer;
@@ -125,7 +133,7 @@ async function call(method, path, body) {
 }
 
 function request(change) {
-  const id = state.ids[change.match ?? change.uid] ?? (state.match.uid === change.match ? state.match.id : null);
+  const id = state.ids[uidOf(change)] ?? (state.match.uid === change.match ? state.match.id : null);
   const match = `/api/matches/${id}`;
   switch (change.kind) {
     case "start": {
@@ -142,9 +150,7 @@ function request(change) {
     }
     default: {
       const body = {};
-      for (const name of ["target", "players", "rules", "first_dealer", "play_on"]) {
-        if (change[name] !== undefined) body[name] = change[name];
-      }
+      for (const name of ["target", "players", "rules", "first_dealer", "play_on"]) if (change[name] !== undefined) body[name] = change[name];
       return ["PATCH", match, body];
     }
   }
@@ -169,7 +175,7 @@ function done(change) {
 
 function refused(change, error) {
   done(change);
-  const uid = change.kind === "start" ? change.uid : change.match;
+  const uid = uidOf(change);
   if (error instanceof Gone || change.kind === "start") {
     // The match was deleted, or never started: nothing more can go to it.
     state.outbox = state.outbox.filter((each) => each.match !== uid);
@@ -204,15 +210,22 @@ export function arrived(match) {
 // One tab of this browser sends at a time, from what is stored; the others show it. Web
 // Locks choose it; over plain http, where there are none, a lease does (plain-http.js).
 let sender = null; // the lease, once loaded
+const theLease = () => (sender ??= import("./plain-http.js").then((module) => module.lease(`${STORE}-sender`, newId())));
 
 async function asTheSender(task) {
   if (navigator.locks) return navigator.locks.request(STORE, task);
-  sender ??= import("./plain-http.js").then((module) => module.lease(`${STORE}-sender`, newId()));
-  const lease = await sender;
+  const lease = await theLease();
   return lease.whileHeld(task, () => {
     clearTimeout(retryTimer);
     retryTimer = setTimeout(flush, lease.expires); // should the sending tab be closed meanwhile
   });
+}
+
+// `task`, when no other tab sends (null if one does), and no tab starts to meanwhile.
+async function whileNoneSends(task) {
+  if (sending) return task(); // this tab sends, and rereads before it sends the next
+  if (navigator.locks) return navigator.locks.request(STORE, { ifAvailable: true }, (lock) => (lock ? task() : null));
+  return (await theLease()).whileHeld(task, () => null);
 }
 
 // An error of the page's own: logged, kept where the status line looks, and shown.

@@ -19,7 +19,6 @@ const ASSETS = [
   "/static/display.js",
   "/static/settings.js",
   "/static/refusals.js",
-  "/static/tabs.js",
   "/words/bg.json",
   "/words/en.json",
   "/static/icon.svg",

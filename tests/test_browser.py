@@ -989,6 +989,30 @@ def test_a_tab_writing_over_another_tabs_tap_from_an_older_copy_loses_nothing(
     context.close()
 
 
+@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
+def test_a_tab_that_reads_an_older_copy_over_its_tap_before_it_is_told_puts_the_tap_back(
+    browser: Browser, request: pytest.FixtureRequest, address: str
+) -> None:
+    """The browser tells a tab of another tab's save a moment after it is stored, and the tab
+    may read what is stored meanwhile (here to send, back online). Such a save, made from a
+    copy older than the tab's, lost its tap: the tab puts it back and sends it then, not only
+    once it is told. The save is made here by the tab itself, which is never told of it."""
+    context = phone(browser, request.getfixturevalue(address))
+    page = context.new_page()
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    older = stored(page)
+    held_back(page)
+    tap(page, 2, "schneider")
+    expect(page.locator("[data-sync]")).to_have_class(re.compile("waiting"))
+    saved_late(page, {**older, "version": older["version"] + 1})
+    let_through(page)
+    all_saved(page)
+    assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "schneider"]
+    context.close()
+
+
 def test_a_change_another_tab_took_out_stays_out_when_its_save_came_late(
     browser: Browser, server: str
 ) -> None:
