@@ -27,7 +27,6 @@ from test_faults import Browser, Server, database_url  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
 
-PORT = 5187  # this suite's own
 UID = "f" * 32
 
 
@@ -82,7 +81,6 @@ def test_an_import_killed_half_way_leaves_nothing_and_a_second_brings_it_whole(
     has_key: bool,
 ) -> None:
     server = Server(database_url, tmp_path)
-    server.port = PORT
     browser = Browser()
     own = 1 if has_key else 0  # the match that gave the browser its key
     body = bulk_export(archive.MAX_MATCHES - own)  # the most that fits
