@@ -47,12 +47,14 @@ let asking = false;
 export async function settle(change, answer) {
   if (answer.match) keep(change, answer);
   outbox.reread();
-  if (asking || !outbox.state.outbox.some((each) => each.id === change.id && each.ask)) return; // answered
+  // The question as kept with the deal (an answer come too late is not).
+  const waiting = outbox.state.outbox.find((each) => each.id === change.id && each.ask);
+  if (asking || !waiting) return; // answered
   asking = true;
   try {
-    const choice = await ask(answer.ask.question, answer.ask.same, answer.ask.add, { required: true });
+    const choice = await ask(waiting.ask.question, waiting.ask.same, waiting.ask.add, { required: true });
     if (choice) decide(change.id, choice === "no");
-    else setTimeout(() => settle(change, answer), 3000); // closed unanswered: asked again soon
+    else setTimeout(() => settle(waiting, waiting), 3000); // closed unanswered: asked again soon
   } finally {
     asking = false;
   }
@@ -66,7 +68,8 @@ function keep(change, answer) {
   // twice (two wakings, one before the first answer was kept) can come after the player's.
   const waiting = state.outbox.find((each) => each.id === change.id && each.after === change.after);
   if (!waiting) return;
-  waiting.ask = answer.ask;
+  // How many deals the match has now, for "Add mine" (the match may be off the screen).
+  waiting.ask = { ...answer.ask, count: answer.match.deals?.length ?? answer.ask.count };
   if (answer.match.uid === state.match.uid) state.match = answer.match;
   outbox.save();
   outbox.show.draw();
@@ -80,7 +83,7 @@ function decide(id, addMine) {
   const index = state.outbox.findIndex((each) => each.id === id);
   if (index < 0) return; // another tab answered already
   const change = state.outbox[index];
-  const known = state.match.uid === change.match ? state.match.deals.length : change.after;
+  const known = change.ask?.count ?? (state.match.uid === change.match ? state.match.deals.length : change.after);
   const shift = known - change.after;
   for (const each of state.outbox.slice(index + 1)) {
     if (each.kind === "deal" && each.match === change.match) each.after += addMine ? shift : shift - 1;
