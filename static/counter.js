@@ -52,7 +52,7 @@ async function undoLast() {
   lastChange = performance.now();
   lastTap = { key: null, at: -Infinity };
   const note = describe(shown, deal);
-  if (!(await withdraw(deal.request_id).catch(() => false))) {
+  if (!(await withdraw(deal.request_id))) {
     const label = fill(words.undoOf, { number: deal.number, note });
     change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label });
   }

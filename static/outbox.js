@@ -212,8 +212,11 @@ export function arrived(match) {
 let sender = null; // the lease, once loaded
 const theLease = () => (sender ??= import("./plain-http.js").then((module) => module.lease(`${STORE}-sender`, newId())));
 
+let holding = 0; // this tab's tasks under the lock (the lease counts its own)
+const holdingTheLock = async (task) => { holding += 1; try { return await task(); } finally { holding -= 1; } };
+
 async function asTheSender(task) {
-  if (navigator.locks) return navigator.locks.request(STORE, task);
+  if (navigator.locks) return navigator.locks.request(STORE, () => holdingTheLock(task));
   const lease = await theLease();
   return lease.whileHeld(task, () => {
     clearTimeout(retryTimer);
@@ -221,11 +224,19 @@ async function asTheSender(task) {
   });
 }
 
-// `task`, when no other tab sends (null if one does), and no tab starts to meanwhile.
+// `task` while no other tab sends, and none starts to; null if one does, or if that cannot
+// be known (no lease to be had: offline over plain http, before plain-http.js came).
 async function whileNoneSends(task) {
-  if (sending) return task(); // this tab sends, and rereads before it sends the next
-  if (navigator.locks) return navigator.locks.request(STORE, { ifAvailable: true }, (lock) => (lock ? task() : null));
-  return (await theLease()).whileHeld(task, () => null);
+  if (holding) return task(); // this tab holds the lock, and rereads before it sends the next
+  let ran = false;
+  const run = () => { ran = true; return task(); };
+  try {
+    if (navigator.locks) return await navigator.locks.request(STORE, { ifAvailable: true }, (lock) => (lock ? run() : null));
+    return await (await theLease()).whileHeld(run, () => null);
+  } catch (error) {
+    if (ran) throw error;
+    return null;
+  }
 }
 
 // An error of the page's own: logged, kept where the status line looks, and shown.

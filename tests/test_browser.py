@@ -952,7 +952,21 @@ def stored(page: Page) -> Any:
 
 
 def saved_late(page: Page, copy: Any) -> None:
-    """``page`` saves ``copy``, as a tab that had read it and whose save came late would."""
+    """``page`` saves ``copy``, as a tab that had read it and whose save came late would:
+    what it holds is then that copy too."""
+    page.evaluate(
+        f"""async copy => {{
+            const outbox = await import("/static/outbox.js"); // the page's own module
+            Object.assign(outbox.state, copy);
+            localStorage.setItem('{STORE}', JSON.stringify(copy));
+        }}""",
+        copy,
+    )
+
+
+def stored_unseen(page: Page, copy: Any) -> None:
+    """``copy`` is stored in ``page``'s browser, as another tab's save would be, and the page
+    is not told (a page is never told of its own writes)."""
     page.evaluate(f"copy => localStorage.setItem('{STORE}', JSON.stringify(copy))", copy)
 
 
@@ -1006,7 +1020,7 @@ def test_a_tab_that_reads_an_older_copy_over_its_tap_before_it_is_told_puts_the_
     held_back(page)
     tap(page, 2, "schneider")
     expect(page.locator("[data-sync]")).to_have_class(re.compile("waiting"))
-    saved_late(page, {**older, "version": older["version"] + 1})
+    stored_unseen(page, {**older, "version": older["version"] + 1})
     let_through(page)
     all_saved(page)
     assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "schneider"]
