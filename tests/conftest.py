@@ -25,6 +25,10 @@ from counter import create_app, migrating, push
 from counter.models import db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
+# The Redis of every test that needs one: a run beside another (CI runs the SQLite and the
+# PostgreSQL suites at once) names a database number of its own, as resetting the limits
+# empties every count of the database it is in.
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 SECRET = "test-secret-key-that-is-long-enough"
 
 

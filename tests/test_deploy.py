@@ -37,6 +37,8 @@ from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
 from psycopg import sql
 from test_browser import CHROMIUM, CHROMIUM_ARGS, all_saved, phone, score, server_match, tap
 
+from conftest import TEST_REDIS_URL
+
 MISSING = [tool for tool in ("caddy", "certutil") if shutil.which(tool) is None]
 if MISSING:
     pytest.skip(
@@ -50,7 +52,7 @@ pytestmark = pytest.mark.slow  # it starts Caddy, gunicorn and Chromium
 ROOT = Path(__file__).parents[1]
 HOST = "counter.test"
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = TEST_REDIS_URL
 STARTUP_SECONDS = 30
 TIMEOUT = 5  # seconds: any one request, connection or process stop
 BYTE_EVERY = 0.1  # seconds between two bytes of a slow client

@@ -13,10 +13,10 @@ from flask import Flask
 from counter.limits import limiter
 from counter.models import db
 
-from conftest import make_app
+from conftest import TEST_REDIS_URL, make_app
 from helpers import api_start, key_of
 
-REDIS_URL = "redis://127.0.0.1:6379/2"  # this suite's own database number
+REDIS_URL = TEST_REDIS_URL
 READS = ["/api/export", "/statistics", "/export.csv", "/export.json"]
 
 

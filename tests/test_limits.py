@@ -25,10 +25,10 @@ from flask import Flask
 from counter.limits import limiter
 from counter.models import db
 
-from conftest import make_app
+from conftest import TEST_REDIS_URL, make_app
 from helpers import api_start, submit
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_URL = TEST_REDIS_URL
 
 
 def redis_answers() -> bool:

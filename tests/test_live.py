@@ -22,10 +22,10 @@ from werkzeug.serving import make_server
 
 from counter import push
 
-from conftest import TEST_DATABASE_URL, make_app, stop_app
+from conftest import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
 from helpers import api_deal, api_start, submit
 
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = TEST_REDIS_URL
 WAIT_S = 5  # the longest a test waits for an event: they come within milliseconds
 HEARTBEAT_S = 0.2
 
