@@ -40,8 +40,9 @@ export function load(page, fresh) {
 
 // What another tab of this browser may have changed since: every change of what is stored
 // rereads it first and saves at once. A save no newer than `before` (this tab's last copy,
-// or the one a storage event says was there before `written`) was made from an older copy: the
-// changes added after the one it read, gone from it, were lost, and go back (docs/sync.md).
+// or what a storage event says was there before `written`) was made from an older copy:
+// the changes added after the one it read, gone from it, were lost; they go back
+// (docs/sync.md).
 export function reread(before = state && { ...state }, written = null) {
   const saved = parse(localStorage.getItem(STORE));
   if (!saved) return; // nothing stored: this tab's own state stands

@@ -12,7 +12,7 @@ import os
 import re
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -981,6 +981,18 @@ def let_through(page: Page) -> None:
     page.evaluate("() => window.dispatchEvent(new Event('online'))")
 
 
+def tap_written_over(tapping: Page, save: Callable[[Any], None]) -> None:
+    """``tapping`` taps a schneider that waits to go; ``save`` then stores the copy of just
+    before the tap as a save from it would (one version on); the deal may go, and goes."""
+    older = stored(tapping)
+    held_back(tapping)
+    tap(tapping, 2, "schneider")
+    expect(tapping.locator("[data-sync]")).to_have_class(re.compile("waiting"))
+    save({**older, "version": older["version"] + 1})
+    let_through(tapping)
+    all_saved(tapping)
+
+
 @pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
 @pytest.mark.parametrize("older_tab_taps", [True, False], ids=["older tab", "newer tab"])
 def test_a_tab_writing_over_another_tabs_tap_from_an_older_copy_loses_nothing(
@@ -991,13 +1003,7 @@ def test_a_tab_writing_over_another_tabs_tap_from_an_older_copy_loses_nothing(
     copy back, as it would then: the newer tab's first news of the other is that save."""
     context, first, second = two_tabs(browser, request.getfixturevalue(address))
     tapping, writing = (first, second) if older_tab_taps else (second, first)
-    older = stored(writing)
-    held_back(tapping)
-    tap(tapping, 2, "schneider")
-    expect(tapping.locator("[data-sync]")).to_have_class(re.compile("waiting"))
-    saved_late(writing, {**older, "version": older["version"] + 1})
-    let_through(tapping)
-    all_saved(tapping)
+    tap_written_over(tapping, lambda older: saved_late(writing, older))
     assert [deal["outcome"] for deal in server_match(first)["deals"]] == ["normal", "schneider"]
     expect(writing.locator(".deals tbody tr")).to_have_count(2)
     context.close()
@@ -1016,13 +1022,7 @@ def test_a_tab_that_reads_an_older_copy_over_its_tap_before_it_is_told_puts_the_
     page.goto("/")
     tap(page, 1, "normal")
     all_saved(page)
-    older = stored(page)
-    held_back(page)
-    tap(page, 2, "schneider")
-    expect(page.locator("[data-sync]")).to_have_class(re.compile("waiting"))
-    stored_unseen(page, {**older, "version": older["version"] + 1})
-    let_through(page)
-    all_saved(page)
+    tap_written_over(page, lambda older: stored_unseen(page, older))
     assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "schneider"]
     context.close()
 
