@@ -46,9 +46,11 @@ from sqlalchemy import create_engine, event, insert, text
 
 from bench.sections import KEPT, found
 from bench.weight import loaded, weight
-from counter import create_app
+from counter import create_app, scoring
 from counter.models import Deal, Device, Match, db
+from counter.scoring import DealResult, Outcome
 from counter.services.lone_reads import LoneRead
+from counter.services.queries import tally_columns
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -136,6 +138,11 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
         ``owner-<id>``)."""
         nonlocal next_id
         ids = []
+        # Player 1, then 2, then 1 …, each a normal win worth ``points``.
+        results = [
+            DealResult(1 + (n + 1) % 2, Outcome.NORMAL, points) for n in range(1, deals_each + 1)
+        ]
+        kept = tally_columns(scoring.tally(1, results))  # as the counter keeps it
         for _ in range(count):
             moment = start + timedelta(minutes=next_id)
             matches.append(
@@ -146,19 +153,20 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
                     "player2": "Мария",
                     "target": target,
                     "created_at": moment,
+                    **kept,
                 }
             )
             deals.extend(
                 {
                     "match_id": next_id,
-                    "number": n,
-                    "player": 1 + (n + 1) % 2,
-                    "outcome": "normal",
-                    "points": points,
+                    "number": number,
+                    "player": result.player,
+                    "outcome": result.outcome.value,
+                    "points": result.points,
                     "request_id": None,
                     "created_at": moment,
                 }
-                for n in range(1, deals_each + 1)
+                for number, result in enumerate(results, 1)
             )
             ids.append(next_id)
             next_id += 1

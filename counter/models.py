@@ -1,9 +1,12 @@
 """The database tables: matches owned by a browser, and the deals recorded in them.
 
-Only what cannot be derived is stored, and one thing that can: each match keeps
-the seat that won it (``won_by``), written by the rules at every change, so that
-games are counted over match rows alone. Totals, when a match finished and the
-games won are worked out from the deals by :mod:`counter.scoring`.
+Only what cannot be derived is stored, and two things that can, each written by the
+rules at every change: each match keeps the seat that won it (``won_by``), so that
+games are counted over match rows alone, and what its deals come to (its tally:
+both totals, how many deals, who deals next), so that a deal is recorded, and a
+history listed, without reading every deal. Everything else (running totals, who
+dealt each deal, when a match finished, the games won) is worked out from the deals
+by :mod:`counter.scoring`; tests/test_consistency.py holds both kept values to it.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, re
 
 from counter.names import DEFAULT_NAMES, NAME_MAX_LENGTH
 from counter.parsing import REQUEST_ID_MAX_LENGTH
-from counter.scoring import DEFAULT_TARGET, HouseRules
+from counter.scoring import DEFAULT_TARGET, HouseRules, Tally
 
 OWNER_KEY_LENGTH = 64
 DEVICE_LABEL_LENGTH = 40
@@ -102,6 +105,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
         CheckConstraint("won_by IN (1, 2)", name="ck_match_won_by"),
         CheckConstraint("first_dealer IN (1, 2)", name="ck_match_first_dealer"),
+        CheckConstraint("dealer IN (1, 2)", name="ck_match_dealer"),
         # A match keeps its uid through export and import: importing twice adds nothing.
         UniqueConstraint("owner", "uid", name="uq_match_owner_uid"),
         UniqueConstraint("share_token", name="uq_match_share_token"),
@@ -121,6 +125,15 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     # (a deal, an undo, a target switch), so that games are counted over match rows
     # without summing every deal. tests/test_consistency.py holds it to the rules.
     won_by: Mapped[int | None] = mapped_column(SmallInteger)
+    # What the deals come to (scoring.Tally), as the rules worked it out at the last
+    # change of the deals or of who dealt first: a new deal adds itself to it.
+    tally: Mapped[Tally] = composite(
+        Tally,
+        mapped_column("score1", SmallInteger, default=0, server_default="0"),
+        mapped_column("score2", SmallInteger, default=0, server_default="0"),
+        mapped_column("deal_count", SmallInteger, default=0, server_default="0"),
+        mapped_column("dealer", SmallInteger, default=1, server_default="1"),
+    )
     # The house rules the next deal will be recorded under, and who dealt first;
     # the dealer of every later deal follows from the deals.
     rules: Mapped[HouseRules] = house_rules_columns()

@@ -321,12 +321,7 @@ class Standing:
                 name=self.name(winner),
                 score=self.score_of(winner),
             )
-        first, second = self.scores
-        if deal.player == 1:
-            first += deal.points
-        elif deal.player == 2:
-            second += deal.points
-        return Standing((first, second), self.target, self.names)
+        return Standing(added(self.scores, deal), self.target, self.names)
 
     def with_target(self, target: int, *, play_on: bool = False) -> "Standing":
         """The standing under a new target.
@@ -360,6 +355,49 @@ class Standing:
                     target=target,
                 )
         return Standing(self.scores, target, self.names)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a match's deals come to, whatever its target: both totals, how many deals
+    there are, and who deals the next one.
+
+    A match keeps its tally as the rules work it out at every change (counter/models.py),
+    so that a new deal adds itself to it instead of reading every deal before it.
+    """
+
+    first: int = 0
+    second: int = 0
+    deals: int = 0
+    dealer: Seat = 1
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        return (self.first, self.second)
+
+    def after(self, deal: DealResult) -> "Tally":
+        """The tally once ``deal`` is added (whether the match may take it is
+        :meth:`Standing.after`'s to say)."""
+        first, second = added(self.scores, deal)
+        return Tally(first, second, self.deals + 1, next_dealer(self.dealer, deal))
+
+
+def tally(first_dealer: Seat, deals: Iterable[DealResult]) -> Tally:
+    """The tally of ``deals`` in order, the first of them dealt by ``first_dealer``."""
+    current = Tally(dealer=first_dealer)
+    for deal in deals:
+        current = current.after(deal)
+    return current
+
+
+def added(scores: tuple[int, int], deal: DealResult) -> tuple[int, int]:
+    """Both totals once ``deal``'s points go to the player who received them."""
+    first, second = scores
+    if deal.player == 1:
+        first += deal.points
+    elif deal.player == 2:
+        second += deal.points
+    return (first, second)
 
 
 def score_deal(
@@ -446,13 +484,12 @@ def standing(
 ) -> Standing:
     """Total ``deals`` in order toward ``target``; as :func:`walk` does, a deal after the
     match is won is refused, but no standing is made for each deal on the way."""
-    scores = [0, 0]
+    scores = (0, 0)
     for deal in deals:
         if reaches(scores[0], target) or reaches(scores[1], target):
-            Standing((scores[0], scores[1]), target, names).after(deal)  # refused there
-        if deal.player is not None:
-            scores[deal.player - 1] += deal.points
-    return Standing((scores[0], scores[1]), target, names)
+            Standing(scores, target, names).after(deal)  # refused there
+        scores = added(scores, deal)
+    return Standing(scores, target, names)
 
 
 def replay(

@@ -13,6 +13,8 @@ from flask.testing import FlaskClient
 
 from helpers import api_play, api_start, submit, win_match
 
+MINIMAL = {"Prefer": "return=minimal"}
+
 
 def play_history(client: FlaskClient) -> None:
     first = api_start(
@@ -45,6 +47,29 @@ def test_an_export_imported_elsewhere_gives_the_same_matches(
     assert response.status_code == 201
     assert len(response.json["new"]) == 2
     assert comparable(full_history(other_client)) == comparable(full_history(client))
+
+
+def test_an_imported_history_lists_the_same_totals(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    play_history(client)
+    other_client.post("/api/import", json=client.get("/api/export").json)
+    listed = [other.get("/api/matches").json["matches"] for other in (client, other_client)]
+    assert comparable(listed[1]) == comparable(listed[0])
+
+
+def test_an_imported_match_plays_on_from_where_it_was(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    unfinished = api_start(client, first_dealer=2, rules={"next_dealer": "alternate"})
+    api_play(client, unfinished["id"], (1, "schwarz"), (2, "normal"), (2, "normal"))
+    other_client.post("/api/import", json=client.get("/api/export").json)
+    imported = other_client.get("/api/matches").json["matches"][0]["id"]
+    path = f"/api/matches/{imported}/deals"
+    short = other_client.post(path, json={"player": 1, "outcome": "normal"}, headers=MINIMAL).json
+    whole = other_client.get(f"/api/matches/{imported}").json
+    assert (short["players"], short["dealer"]) == (whole["players"], whole["dealer"])
+    assert [player["score"] for player in whole["players"]] == [4, 2]
 
 
 def test_a_second_import_adds_nothing(client: FlaskClient, other_client: FlaskClient) -> None:

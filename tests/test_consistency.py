@@ -1,8 +1,9 @@
 """What the service stores to stay fast agrees with what the rules derive from the deals.
 
 Random sequences of real operations (new matches, deals, undos, target switches,
-renames, corrections, deletions) through the service; afterwards every match's
-stored winner is the one its deals give, its deals are numbered 1..n, each deal
+renames, corrections, deletions, changes of rules and of who deals first) through the
+service; afterwards every match's stored winner and tally (both totals, the number of
+deals, who deals next) are those its deals give, its deals are numbered 1..n, each deal
 is worth what its outcome earns under the rules it was recorded with, and the
 games shown match the series rule as stated by :func:`games_in_series` below.
 """
@@ -49,6 +50,8 @@ operations = st.lists(
         st.tuples(st.just("tie")),
         st.tuples(st.just("play_on"), st.sampled_from([11, 15])),
         st.tuples(st.just("resume"), st.integers(1, 4)),
+        st.tuples(st.just("first_dealer"), st.sampled_from([1, 2])),
+        st.tuples(st.just("in_turn"), st.sampled_from(list(scoring.NextDealer))),
         st.tuples(st.just("drop"), st.integers(1, 4)),
     ),
     max_size=60,
@@ -104,6 +107,10 @@ def apply(operation: tuple[Any, ...]) -> None:
             deals.record_deal(**who, seat=None, outcome=scoring.Outcome.TIE)
         elif operation[0] == "rules":
             matches.change_match(**who, rules={"failed_close": operation[1]})
+        elif operation[0] == "first_dealer":
+            matches.change_match(**who, first_dealer=operation[1])
+        elif operation[0] == "in_turn":
+            matches.change_match(**who, rules={"next_dealer": operation[1]})
         else:
             matches.change_match(**who, names=parsing.players(operation[1:3]))
     except Refusal:
@@ -130,6 +137,7 @@ def test_stored_flags_and_games_agree_with_the_rules(app: Flask, history: list[A
                 scoring.check_points(result)
             result = scoring.standing(results, match.target)
             assert match.won_by == result.winner
+            assert match.tally == scoring.tally(parsing.seat(match.first_dealer), results)
             assert [deal.number for deal in match.deals] == list(range(1, len(match.deals) + 1))
             expected_winners.append((match.names, result.winner))
         expected_games = games_in_series(expected_winners)

@@ -7,15 +7,17 @@ import io
 import json
 import sqlite3
 import threading
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import insert, update
 
 from counter import scoring
-from counter.models import db
-from counter.services import archive
+from counter.models import Deal, Match, db
+from counter.services import archive, queries
 
 from conftest import make_app
 from helpers import api_deal, api_play, api_start, at_once, same_browser, submit
@@ -73,23 +75,19 @@ def a_match(uid: str = "a" * 32, **changes: Any) -> dict[str, Any]:
 
 def test_a_match_holds_a_bounded_number_of_deals(app: Flask, client: FlaskClient) -> None:
     match = api_start(client, rules={"ties": "no_points"})
-    with app.app_context():
-        from counter.models import Deal, db
-
+    rules = replace(scoring.DEFAULT_RULES, ties=scoring.Ties.NO_POINTS)
+    ties = [scoring.score_deal(None, scoring.Outcome.TIE, rules)] * scoring.MAX_DEALS_PER_MATCH
+    with app.app_context():  # stored straight, as the counter would have stored them
         db.session.execute(
-            Deal.__table__.insert(),
+            insert(Deal),
             [
-                {
-                    "match_id": match["id"],
-                    "number": number,
-                    "player": None,
-                    "outcome": "tie",
-                    "points": 0,
-                    "ties": "no_points",
-                }
+                {"match_id": match["id"], "number": number, "player": None, "outcome": "tie"}
+                | {"points": 0, **rules.as_dict()}
                 for number in range(1, scoring.MAX_DEALS_PER_MATCH + 1)
             ],
         )
+        kept = queries.tally_columns(scoring.tally(1, ties))
+        db.session.execute(update(Match).where(Match.id == match["id"]).values(**kept))
         db.session.commit()
     refused = client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
     assert refused.status_code == 409

@@ -13,6 +13,7 @@ from sqlalchemy import event
 from test_openapi import SPEC_PATH, fits
 
 from counter.models import Deal
+from counter.services import queries
 
 from helpers import api_deal, api_play, api_start
 
@@ -178,6 +179,21 @@ def test_a_short_answered_deal_reads_no_deal_of_a_long_match_as_an_object(
     assert answer.status_code == 201
     assert answer.json["deal_count"] == 21
     assert loaded == 0
+
+
+def test_a_short_answered_deal_adds_to_the_tally_without_reading_the_deals_before_it(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id = started_with_deals(client, 20)
+
+    def read_every_deal(match_id: int) -> list[queries.Entry]:
+        raise AssertionError(f"the deals of match {match_id} were read")
+
+    monkeypatch.setattr(queries, "ledger", read_every_deal)
+    answer = deal(client, match_id, **MINIMAL)
+    assert answer.status_code == 201
+    assert answer.json["players"][0]["score"] == 11  # 10:10 before it
+    assert answer.json["deal_count"] == 21
 
 
 def test_a_short_answered_undo_reads_only_the_deal_it_takes_back_and_the_new_last(

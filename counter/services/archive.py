@@ -131,10 +131,11 @@ class ImportedMatch:
     created_at: datetime
     deals: list[ImportedDeal]
     won_by: int | None
+    tally: scoring.Tally
 
     @property
     def scores(self) -> tuple[int, int]:
-        return scoring.standing([deal.result for deal in self.deals], self.target).scores
+        return self.tally.scores
 
     @property
     def played_at(self) -> datetime:
@@ -227,7 +228,8 @@ def _checked_match(position: int, match: object) -> ImportedMatch:
         if not isinstance(found, list):
             raise Invalid(N_("The deals of the match are not a list."))
         deals = [_checked_deal(number, deal, rules) for number, deal in enumerate(found, 1)]
-        final = scoring.replay([deal.result for deal in deals], target, players)
+        results = [deal.result for deal in deals]
+        final = scoring.replay(results, target, players)
         created_at = parsing.timestamp(match["created_at"])
     except Refusal as error:
         kind = TooLarge if isinstance(error, TooLarge) else Invalid
@@ -243,6 +245,7 @@ def _checked_match(position: int, match: object) -> ImportedMatch:
         created_at=created_at,
         deals=deals,
         won_by=final.winner,
+        tally=scoring.tally(first_dealer, results),
     )
 
 
@@ -364,6 +367,7 @@ def _insert(*, owner: str, matches: list[ImportedMatch]) -> None:
                 "created_at": match.created_at,
                 "played_at": match.played_at,
                 "won_by": match.won_by,
+                **queries.tally_columns(match.tally),
                 **match.rules.as_dict(),  # a column per house rule
             }
             for match in matches

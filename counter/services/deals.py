@@ -9,7 +9,7 @@ from typing import NamedTuple
 from sqlalchemy import and_, bindparam, delete, insert, update
 from sqlalchemy.exc import IntegrityError
 
-from counter import push, scoring
+from counter import parsing, push, scoring
 from counter.models import Deal, Match, db, utcnow
 from counter.refusals import N_, Conflict, NotFound
 from counter.scoring import Outcome, Seat
@@ -22,6 +22,7 @@ from counter.services.read_models import (
     MatchView,
     deal_result,
     full_view,
+    tallied_view,
     view_of,
 )
 from counter.services.transactions import begin_write, writes
@@ -85,40 +86,39 @@ def record_deal(
         if attempt:
             begin_write()
         match, earlier = _match_to_record_into(owner, match_id, device)
-        entries = queries.ledger(match.id)
-        results = [entry.result for entry in entries]
         result = scoring.score_deal(seat, outcome, match.rules)
-        if _replayed(match, entries, request_id, result):
-            view = _view(match, earlier, results, known)
+        if _replayed(match, request_id, result):
+            view = _view(match, earlier, queries.results(match.id), known)
             db.session.rollback()  # nothing to write: end the transaction and its lock
             return view, False
-        before = scoring.standing(results, match.target, match.names)
-        then = before.after(result)  # refuses a finished match
-        scoring.check_room(len(results))
-        if after is not None and after != len(results):
+        tally = match.tally  # what the deals before this one come to: none of them is read
+        then = scoring.Standing(tally.scores, match.target, match.names).after(result)
+        scoring.check_room(tally.deals)  # the two refusals of the rules
+        if after is not None and after != tally.deals:
             raise DealsChanged(
                 N_(
                     "Another phone changed this match: it has %(count)s deals now, and this "
                     "deal followed %(after)s. Nothing was recorded."
                 ),
-                match=_view(match, earlier, results, 0),
-                count=len(results),
+                match=_view(match, earlier, queries.results(match.id), 0),
+                count=tally.deals,
                 after=after,
             )
         try:
-            deal = _store(match, len(results) + 1, result, request_id)
+            deal = _store(match, tally.deals + 1, result, request_id)
         except IntegrityError:
             # Another request took this deal number or request id first (PostgreSQL
             # without the match lock, e.g. the very first deal): look again.
             db.session.rollback()
             continue
-        match = replace(match, won_by=then.winner, played_at=deal.created_at)
-        _played(match)
-        results.append(result)
-        if known >= len(results) - 1:  # nothing to read back
-            view = view_of(match, earlier, results, [deal], before=before)
+        match = replace(
+            match, won_by=then.winner, played_at=deal.created_at, tally=tally.after(result)
+        )
+        _keep(match)
+        if known >= tally.deals:  # the client holds every deal but this one
+            view = tallied_view(match, earlier, deal, result, dealt_by=tally.dealer)
         else:
-            view = _view(match, earlier, results, known)
+            view = _view(match, earlier, queries.results(match.id), known)
         db.session.commit()
         push.changed(match.id)
         return view, True
@@ -167,16 +167,21 @@ def _store(
     return stored
 
 
-def _played(match: MatchRow) -> None:
-    """Store the match's winner and when it was played, as ``match`` has them."""
-    values = {"match": match.id, "winner": match.won_by, "played": match.played_at}
-    db.session.connection().execute(_PLAYED, values)
+def _keep(match: MatchRow) -> None:
+    """Store the match's winner, its tally and when it was played, as ``match`` has them."""
+    tally = queries.tally_columns(match.tally)
+    values = {"match": match.id, "winner": match.won_by, "played": match.played_at, **tally}
+    db.session.connection().execute(_KEPT, values)
 
 
-_PLAYED = (
+_KEPT = (
     update(Match)
     .where(Match.id == bindparam("match"))
-    .values(won_by=bindparam("winner"), played_at=bindparam("played"))
+    .values(
+        won_by=bindparam("winner"),
+        played_at=bindparam("played"),
+        **{name: bindparam(name) for name in queries.TALLY},
+    )
 )
 
 
@@ -189,26 +194,25 @@ def _view(
     return view_of(match, earlier, results, queries.deals_from(match.id, first) if results else [])
 
 
-def _replayed(
-    match: MatchRow,
-    entries: list[queries.Entry],
-    request_id: str | None,
-    result: scoring.DealResult,
-) -> bool:
+def _replayed(match: MatchRow, request_id: str | None, result: scoring.DealResult) -> bool:
+    """Whether ``request_id`` recorded a deal in this match already: the same deal (a
+    retry: record nothing), or one gone since (undone or deleted). Another deal under
+    the same id is refused."""
     if request_id is None:
         return False
-    for number, entry in enumerate(entries, start=1):
-        if entry.request_id == request_id:
-            if (entry.result.player, entry.result.outcome) != (result.player, result.outcome):
-                raise RequestReused(
-                    N_(
-                        "That request was already recorded as deal %(number)s, for another "
-                        "player or outcome; nothing new was recorded."
-                    ),
-                    number=number,
-                )
-            return True
-    return spent.request_spent(match_id=match.id, request_id=request_id)  # undone or deleted
+    found = queries.recorded_by(match.id, request_id)
+    if found is None:
+        return spent.request_spent(match_id=match.id, request_id=request_id)
+    number, player, kind = found
+    if (player, kind) != (result.player, result.outcome):
+        raise RequestReused(
+            N_(
+                "That request was already recorded as deal %(number)s, for another "
+                "player or outcome; nothing new was recorded."
+            ),
+            number=number,
+        )
+    return True
 
 
 @writes
@@ -253,8 +257,9 @@ def undo_last_deal(
     spent.spend_request(owner=owner, match_id=match.id, request_id=last.request_id)
     db.session.connection().execute(delete(Deal).where(Deal.id == stored[-1].id))
     # Only the last deal can have won the match: it is open again.
-    match = replace(match, won_by=None, played_at=utcnow())
-    _played(match)
+    tally = scoring.tally(parsing.seat(match.first_dealer), results[:-1])
+    match = replace(match, won_by=None, played_at=utcnow(), tally=tally)
+    _keep(match)
     view = _view(match, earlier, results[:-1], known)
     db.session.commit()
     push.changed(match.id)
@@ -301,6 +306,7 @@ def correct_deal(
         deal.player, deal.outcome, deal.points = result.player, result.outcome.value, result.points
         deal.corrected_at = utcnow()
     match.won_by = after.winner
+    match.tally = scoring.tally(parsing.seat(match.first_dealer), results)
     match.played_at = utcnow()
     db.session.commit()
     view = full_view(match, earlier)
@@ -318,8 +324,8 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     match, earlier = queries.load(owner, match_id, for_update=True)
     deal = _numbered(match, number)
     removed = full_view(match, earlier).deals[number - 1]  # type: ignore[index]
-    rest = [each for each in match.deals if each is not deal]
-    after = scoring.replay([deal_result(each) for each in rest], match.target, match.names)
+    rest = [deal_result(each) for each in match.deals if each is not deal]
+    after = scoring.replay(rest, match.target, match.names)
     spent.spend_request(owner=owner, match_id=match.id, request_id=deal.request_id)
     match.deals.remove(deal)
     db.session.flush()  # the number is free before the later deals move into it
@@ -334,6 +340,7 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     )
     db.session.expire(match, ["deals"])
     match.won_by = after.winner
+    match.tally = scoring.tally(parsing.seat(match.first_dealer), rest)
     match.played_at = utcnow()
     db.session.commit()
     view = full_view(match, earlier)

@@ -112,19 +112,19 @@ def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE)
 
 
 def _summary(row: Summary, games: tuple[int, int]) -> MatchView:
-    result = scoring.Standing(row.scores, row.target, row.names)
+    """A match of a history page, from its kept tally and winner."""
     return MatchView(
         id=row.id,
         uid=row.uid,
         target=row.target,
         players=(
-            PlayerView(1, row.names[0], result.scores[0], games[0]),
-            PlayerView(2, row.names[1], result.scores[1], games[1]),
+            PlayerView(1, row.names[0], row.scores[0], games[0]),
+            PlayerView(2, row.names[1], row.scores[1], games[1]),
         ),
-        winner=result.winner,
+        winner=row.won_by,
         deal_count=row.deal_count,
         created_at=row.created_at,
-        finished_at=row.last_deal_at if result.finished else None,
+        finished_at=None if row.won_by is None else row.last_deal_at,
         played_at=row.played_at,
         rules=row.rules,
         first_dealer=row.first_dealer,
@@ -173,12 +173,14 @@ def start_match(
         names = default_names() if latest is None else latest.names
     if target is None:
         target = scoring.DEFAULT_TARGET if preset is None else preset.target
+    dealer: Seat = 1 if first_dealer is None else first_dealer
     match = Match(
         owner=owner,
         player1=names[0],
         player2=names[1],
         target=target,
-        first_dealer=1 if first_dealer is None else first_dealer,
+        first_dealer=dealer,
+        tally=scoring.Tally(dealer=dealer),  # no deal yet: the first dealer deals next
         rules=chosen_rules,
         played_at=utcnow(),
         deals=[],
@@ -243,6 +245,7 @@ def load_or_start(
         player2=names[1],
         target=scoring.DEFAULT_TARGET,
         first_dealer=1,
+        tally=scoring.Tally(dealer=1),
         rules=scoring.DEFAULT_RULES,
         deals=[],
     )
@@ -284,10 +287,11 @@ def change_match(
         current = current.with_target(target, play_on=play_on)
     if rules is not None:
         match.rules = changed_rules(match.rules, rules)
-    if first_dealer is not None:
-        if match.deals and first_dealer != match.first_dealer:
+    if first_dealer is not None and first_dealer != match.first_dealer:
+        if match.deals:
             raise Conflict(N_("Who dealt first can only be changed before the first deal."))
         match.first_dealer = first_dealer
+        match.tally = scoring.Tally(dealer=first_dealer)  # no deal yet: the first dealer next
     renamed = current.names != match.names
     match.player1, match.player2 = current.names
     match.target = current.target

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import Select, String, and_, bindparam, case, func, select, type_coerce
+from sqlalchemy import Select, String, and_, bindparam, func, select, type_coerce
 from sqlalchemy.orm import raiseload, selectinload
 
 from counter import parsing, scoring
@@ -58,8 +59,13 @@ def row_to_write(owner: str | None, match_id: int) -> tuple[MatchRow, tuple[int,
         found = db.session.connection().execute(_row_query(), values).one_or_none()
     if found is None:
         raise MatchNotFound.with_id(match_id)
-    own, (first_games, second_games, *rules) = found[: len(ROW_COLUMNS)], found[len(ROW_COLUMNS) :]
-    row = MatchRow(**dict(zip(ROW_COLUMNS, own, strict=True)), rules=house_rules(*rules))
+    own, kept = found[: len(ROW_COLUMNS)], found[len(ROW_COLUMNS) :]
+    tally, (first_games, second_games, *rules) = kept[: len(TALLY)], kept[len(TALLY) :]
+    row = MatchRow(
+        **dict(zip(ROW_COLUMNS, own, strict=True)),
+        rules=house_rules(*rules),
+        tally=scoring.Tally(*tally),
+    )
     return row, (first_games, second_games)
 
 
@@ -74,11 +80,17 @@ ROW_COLUMNS = (
     "first_dealer",
     "played_at",
 )
+TALLY = tuple(column.name for column in Match.tally.prop.columns)  # as scoring.Tally orders them
+
+
+def tally_columns(tally: scoring.Tally) -> dict[str, int]:
+    """A match's tally as the values of its columns (for a write with no ORM object)."""
+    return dict(zip(TALLY, dataclasses.astuple(tally), strict=True))
 
 
 @functools.cache
 def _row_query() -> Select[*tuple[Any, ...]]:
-    columns = [Match.__table__.c[name] for name in ROW_COLUMNS]
+    columns = [Match.__table__.c[name] for name in ROW_COLUMNS + TALLY]
     games = (series.earlier_wins(1), series.earlier_wins(2))
     return (
         select(*columns, *games, *_stored_rules(Match))
@@ -210,6 +222,26 @@ def ledger(match_id: int) -> list[Entry]:
     return [Entry(row[0], _stored_result(row[1:])) for row in rows]
 
 
+def results(match_id: int) -> list[scoring.DealResult]:
+    """A match's deals in order, as the rules read them (see :func:`ledger`)."""
+    return [entry.result for entry in ledger(match_id)]
+
+
+def recorded_by(match_id: int, request_id: str) -> tuple[int, int | None, str] | None:
+    """The number, player and outcome of the deal of this match that ``request_id``
+    recorded, if it is there: one lookup in the index of the two, however long the match."""
+    values = {"match_id": match_id, "request_id": request_id}
+    found = db.session.connection().execute(_recorded_by_query(), values).first()
+    return None if found is None else (found[0], found[1], found[2])
+
+
+@functools.cache
+def _recorded_by_query() -> Select[int, int | None, str]:
+    return select(Deal.number, Deal.player, Deal.outcome).where(
+        Deal.match_id == bindparam("match_id"), Deal.request_id == bindparam("request_id")
+    )
+
+
 @functools.cache
 def _ledger_query() -> Select[*tuple[Any, ...]]:
     rules = _stored_rules(Deal)
@@ -284,9 +316,9 @@ def count_deals(owner: str) -> int:
 
 
 def page_summaries(owner: str, offset: int, limit: int) -> list[Summary]:
-    """A page of this browser's matches, newest first, each with its deals totalled: one
-    statement of plain columns, so that a page costs what its rows do, not an ORM object
-    each."""
+    """A page of this browser's matches, newest first, each with its tally: one statement
+    of plain columns of the matches' own rows (and each one's last deal, for when it
+    finished), so that a page costs what its rows do, however long their matches."""
     values = {"owner": owner, "offset": offset, "limit": limit}
     rows = db.session.connection().execute(_page_query(), values)
     return [_summary(*row) for row in rows]
@@ -315,7 +347,7 @@ def _summary(
         target=target,
         created_at=created_at,
         played_at=played_at,
-        scores=(int(first), int(second)),
+        scores=(first, second),
         deal_count=deals,
         last_deal_at=last_deal_at,
         won_by=None if won_by is None else parsing.seat(won_by),
@@ -326,18 +358,6 @@ def _summary(
 
 @functools.cache
 def _page_query() -> Select[*tuple[Any, ...]]:
-    page = (
-        select(Match.id)
-        .where(Match.owner == bindparam("owner"))
-        .order_by(Match.id.desc())
-        .offset(bindparam("offset"))
-        .limit(bindparam("limit"))
-        .subquery()
-    )
-    seat_points = [
-        func.coalesce(func.sum(case((Deal.player == seat, Deal.points), else_=0)), 0)
-        for seat in scoring.SEATS
-    ]
     own = [
         Match.id,
         Match.uid,
@@ -349,11 +369,12 @@ def _page_query() -> Select[*tuple[Any, ...]]:
         Match.won_by,
         Match.first_dealer,
     ]
-    rules = _stored_rules(Match)
+    first, second, deals, _dealer = (Match.__table__.c[name] for name in TALLY)
+    last = select(Deal.created_at).where(Deal.match_id == Match.id, Deal.number == deals)
     return (
-        select(*own, *seat_points, func.count(Deal.id), func.max(Deal.created_at), *rules)
-        .join(page, page.c.id == Match.id)
-        .outerjoin(Deal, Deal.match_id == Match.id)
-        .group_by(Match.id)
+        select(*own, first, second, deals, last.scalar_subquery(), *_stored_rules(Match))
+        .where(Match.owner == bindparam("owner"))
         .order_by(Match.id.desc())
+        .offset(bindparam("offset"))
+        .limit(bindparam("limit"))
     )

@@ -53,6 +53,7 @@ class MatchRow:
     rules: HouseRules
     first_dealer: int
     played_at: datetime
+    tally: scoring.Tally
 
     @classmethod
     def of(cls, match: Match) -> MatchRow:
@@ -168,40 +169,73 @@ def view_of(
     earlier: tuple[int, int],
     results: Sequence[scoring.DealResult],
     shown: Sequence[ShownDeal],
-    before: scoring.Standing | None = None,
 ) -> MatchView:
     """The match after ``results`` (all its deals, in order), with ``shown``, its last
     deals as stored, in its ``deals``: all of them for :func:`full_view`, the few a
     client lacks for a write's short answer (at least the last, which says when a won
-    match finished). ``earlier`` as for :func:`full_view`; ``before``, the standing
-    after the deals not shown, if the caller has it already."""
-    games = series.with_own_win(earlier, match.won_by)
+    match finished). ``earlier`` as for :func:`full_view`."""
     skipped = len(results) - len(shown)
-    if before is None:
-        before = scoring.standing(results[:skipped], match.target, match.names)
+    before = scoring.standing(results[:skipped], match.target, match.names)
     running = scoring.running_totals(
         results[skipped:], match.target, match.names, start=before.scores
     )
-    first_dealer = parsing.seat(match.first_dealer)
-    dealers = scoring.dealers(first_dealer, results)
+    dealers = scoring.dealers(parsing.seat(match.first_dealer), results)
     deals = tuple(
-        DealView(
-            number=deal.number,
-            player=result.player,
-            outcome=result.outcome,
-            points=result.points,
-            scores=after.scores,
-            created_at=deal.created_at,
-            corrected=deal.corrected_at is not None,
-            dealer=dealer,
-            request_id=deal.request_id,
-            rules=result.rules,
-        )
+        _deal_view(deal, result, after.scores, dealer)
         for deal, result, after, dealer in zip(
             shown, results[skipped:], running, dealers[skipped:], strict=False
         )
     )
     last = running[-1] if running else before
+    return _match_view(match, earlier, last, deals, count=len(results), dealer=dealers[-1])
+
+
+def tallied_view(
+    match: MatchRow,
+    earlier: tuple[int, int],
+    stored: ShownDeal,
+    result: scoring.DealResult,
+    dealt_by: Seat,
+) -> MatchView:
+    """The match once a write has added ``stored`` (worth ``result``, dealt by
+    ``dealt_by``) to it, from the tally it keeps (``match.tally``, that deal counted),
+    holding that deal alone: a deal's short answer, with no other deal read."""
+    after = scoring.Standing(match.tally.scores, match.target, match.names)
+    deal = _deal_view(stored, result, after.scores, dealt_by)
+    return _match_view(
+        match, earlier, after, (deal,), count=match.tally.deals, dealer=match.tally.dealer
+    )
+
+
+def _deal_view(
+    deal: ShownDeal, result: scoring.DealResult, scores: tuple[int, int], dealer: Seat
+) -> DealView:
+    return DealView(
+        number=deal.number,
+        player=result.player,
+        outcome=result.outcome,
+        points=result.points,
+        scores=scores,
+        created_at=deal.created_at,
+        corrected=deal.corrected_at is not None,
+        dealer=dealer,
+        request_id=deal.request_id,
+        rules=result.rules,
+    )
+
+
+def _match_view(
+    match: MatchRow,
+    earlier: tuple[int, int],
+    last: scoring.Standing,
+    deals: tuple[DealView, ...],
+    *,
+    count: int,
+    dealer: Seat,
+) -> MatchView:
+    """The match as it stands after all ``count`` of its deals (``last``), holding
+    ``deals``, its last ones."""
+    games = series.with_own_win(earlier, match.won_by)
     return MatchView(
         id=match.id,
         uid=match.uid,
@@ -211,14 +245,14 @@ def view_of(
             PlayerView(2, match.player2, last.scores[1], games[1]),
         ),
         winner=last.winner,
-        deal_count=len(results),
+        deal_count=count,
         created_at=match.created_at,
         finished_at=deals[-1].created_at if last.finished else None,
         played_at=match.played_at,
         deals=deals,
         rules=match.rules,
-        first_dealer=first_dealer,
-        dealer=dealers[-1],
+        first_dealer=parsing.seat(match.first_dealer),
+        dealer=dealer,
     )
 
 
