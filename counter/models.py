@@ -30,6 +30,7 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
     event,
+    text,
 )
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, relationship
@@ -102,6 +103,18 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_match_owner_id", "owner", "id"),
         Index("ix_match_owner_played", "owner", "played_at"),
+        # The games of a series are counted in this index of won matches alone
+        # (counter/services/series.py).
+        Index(
+            "ix_match_series",
+            "owner",
+            "player1",
+            "player2",
+            "id",
+            "won_by",
+            sqlite_where=text("won_by IS NOT NULL"),
+            postgresql_where=text("won_by IS NOT NULL"),
+        ),
         CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
         CheckConstraint("won_by IN (1, 2)", name="ck_match_won_by"),
         CheckConstraint("first_dealer IN (1, 2)", name="ck_match_first_dealer"),

@@ -21,7 +21,6 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
-    or_,
     select,
 )
 from sqlalchemy.orm import aliased
@@ -31,11 +30,14 @@ from counter.scoring import Seat
 
 
 def _same_series(match: Any, first: Any, second: Any) -> ColumnElement[bool]:
-    """``match`` is between the names ``first`` and ``second``, in either seat."""
-    return or_(
-        and_(match.player1 == first, match.player2 == second),
-        and_(match.player1 == second, match.player2 == first),
-    )
+    """``match`` is between the names ``first`` and ``second``, in either seat.
+
+    Said as each seat's name being one of the two, which is the same, as a match's two
+    names always differ (counter/names.py), but which a database can look up in the
+    series index (``ix_match_series``: owner, names, winner) instead of reading every
+    match of the browser."""
+    pair = (first, second)
+    return and_(match.player1.in_(pair), match.player2.in_(pair), match.player1 != match.player2)
 
 
 def _won(match: Any) -> tuple[ColumnElement[bool], Any]:
