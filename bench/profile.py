@@ -6,7 +6,8 @@
 
 Seeds the benchmark's data (bench/run.py) and sends each request many times through
 Flask's test client: a deal into a 1-deal and into a 100-deal match (full answer and
-``Prefer: return=minimal``), and the main page. SQL time is summed between
+``Prefer: return=minimal``), the main page, and the history page and the API's list of
+a browser with 10 and with 1,000 matches. SQL time is summed between
 SQLAlchemy's ``before_cursor_execute`` and ``after_cursor_execute``. Needs pyinstrument
 (pip install pyinstrument). Nothing is asserted: the figures are printed.
 """
@@ -85,17 +86,24 @@ def scenarios(app: Flask, seeded: dict[str, Any]) -> list[tuple[str, Callable[[i
 
         return send
 
-    main = client_for(app, cookies["main"])
+    def get(cookie: str, path: str) -> Callable[[int], None]:
+        browser = client_for(app, cookie)
 
-    def page(_n: int) -> None:
-        assert main.get("/", headers={"Accept-Language": "bg"}).status_code == 200
+        def send(_n: int) -> None:
+            assert browser.get(path, headers={"Accept-Language": "bg"}).status_code == 200
+
+        return send
 
     return [
         ("deal into a 1-deal match", deal("one", {})),
         ("deal into a 1-deal match, minimal", deal("one", MINIMAL)),
         ("deal into a 100-deal match", deal("hundred", {})),
         ("deal into a 100-deal match, minimal", deal("hundred", MINIMAL)),
-        ("main page GET /", page),
+        ("main page GET /", get(cookies["main"], "/")),
+        ("history GET /matches, 10 matches", get(cookies["10"], "/matches")),
+        ("history GET /matches, 1,000 matches", get(cookies["1000"], "/matches")),
+        ("API list GET /api/matches, 10 matches", get(cookies["10"], "/api/matches")),
+        ("API list GET /api/matches, 1,000 matches", get(cookies["1000"], "/api/matches")),
     ]
 
 
