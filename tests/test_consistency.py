@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from counter import parsing, scoring
 from counter.models import Match, db
@@ -27,6 +27,7 @@ from counter.services.read_models import deal_result
 from conftest import empty_tables
 
 OWNER = "consistency-owner"
+NORMAL = scoring.Outcome.NORMAL
 NAMES = st.sampled_from(["Ivan", "Maria", "Petar"])
 
 operations = st.lists(
@@ -149,3 +150,25 @@ def test_stored_flags_and_games_agree_with_the_rules(app: Flask, history: list[A
             assert tuple(p.games for p in full.players) == games
             assert full.winner == summary.winner
         db.session.rollback()
+
+
+def test_a_deal_into_a_match_whose_kept_tally_fell_behind_is_recorded_after_its_deals(
+    app: Flask,
+) -> None:
+    with app.app_context():
+        empty_tables()
+        started, _ = matches.start_match(owner=OWNER)
+        assert started.id is not None
+        for seat in (1, 2, 1):
+            deals.record_deal(owner=OWNER, match_id=started.id, seat=seat, outcome=NORMAL)
+        behind = update(Match).where(Match.id == started.id).values(deal_count=1, score1=1)
+        db.session.execute(behind)  # as no write of the counter leaves it
+        db.session.commit()
+        match, recorded = deals.record_deal(
+            owner=OWNER, match_id=started.id, seat=2, outcome=NORMAL
+        )
+        assert recorded
+        assert (match.deal_count, match.score) == (4, "2:2")
+        kept = db.session.get_one(Match, started.id)
+        db.session.refresh(kept)
+        assert kept.tally == scoring.Tally(2, 2, 4, 2)

@@ -86,6 +86,9 @@ def record_deal(
         if attempt:
             begin_write()
         match, earlier = _match_to_record_into(owner, match_id, device)
+        if attempt:  # the deal's number was taken: the tally is worked out afresh, to be sure
+            first = parsing.seat(match.first_dealer)
+            match = replace(match, tally=scoring.tally(first, queries.results(match.id)))
         result = scoring.score_deal(seat, outcome, match.rules)
         if _replayed(match, request_id, result):
             view = _view(match, earlier, queries.results(match.id), known)
