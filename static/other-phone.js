@@ -92,7 +92,7 @@ function decide(id, addMine) {
     change.after = known;
     delete change.ask;
   } else {
-    state.outbox.splice(index, 1);
+    outbox.takeOut((each) => each === change);
   }
   outbox.save();
   outbox.show.draw();

@@ -11,8 +11,11 @@ export const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16))
 const uidOf = (change) => change.match ?? change.uid; // the match of a change (a start's own)
 export const parse = (value) => { try { return JSON.parse(value); } catch { return null; } };
 
-// {match, rules, outbox: [change], ids: {uid: id}}
+// {match, rules, outbox: [change], ids: {uid: id}, version, gone: [id]}
 export let state;
+// How many ids of changes taken out a save keeps (`gone`): enough for the moment it takes
+// a browser to hand one tab's save to another.
+const GONE_KEPT = 64;
 // What the page shows of the outbox: set by the page (draw the match, name a refused
 // change, say that an error of the page's own happened, ask about a deal another phone
 // overtook, fetch the blank counter).
@@ -34,24 +37,26 @@ export function load(page, fresh) {
   const match = fresh && (page.match.id || !saved?.match?.id) ? page.match : saved?.match ?? page.match;
   // Changes kept by an earlier version of this page have no id yet.
   const outbox = (saved?.outbox ?? []).map((change) => ({ id: newId(), ...change }));
-  state = { ...page, match, outbox, ids: saved?.ids ?? {}, version: saved?.version ?? 0 };
+  state = { ...page, match, outbox, ids: saved?.ids ?? {}, version: saved?.version ?? 0, gone: saved?.gone ?? [] };
   save();
 }
 
 // What another tab of this browser may have changed since: every change of what is stored
 // rereads it first and saves at once. A save no newer than `before` (this tab's last copy,
 // or what a storage event says was there before `written`) was made from an older copy:
-// the changes added after the one it read, gone from it, were lost; they go back
+// the changes added after the one it read, gone from it, were lost; they go back. A change
+// taken out (`gone`, in either) stays out, should a copy older than that still hold it
 // (docs/sync.md).
 export function reread(before = state && { ...state }, written = null) {
   const saved = parse(localStorage.getItem(STORE));
   if (!saved) return; // nothing stored: this tab's own state stands
-  Object.assign(state, { match: saved.match, outbox: saved.outbox, ids: saved.ids, version: saved.version });
+  const gone = new Set([...(saved.gone ?? []), ...(before?.gone ?? [])]);
+  const outbox = saved.outbox.filter((change) => !gone.has(change.id));
+  Object.assign(state, { match: saved.match, outbox, ids: saved.ids, version: saved.version, gone: [...gone] });
+  for (const change of outbox) gone.add(change.id); // neither lost nor to be put back
   const after = written ?? saved;
-  if (!before?.outbox || !after.outbox || after.version > before.version) return;
-  const kept = new Set(state.outbox.map((change) => change.id));
-  const lost = before.outbox.filter((change) => change.v >= after.version && !kept.has(change.id));
-  if (!lost.length) return;
+  const lost = !before?.outbox || !after.outbox || after.version > before.version ? [] : before.outbox.filter((change) => change.v >= after.version && !gone.has(change.id));
+  if (!lost.length && outbox.length === saved.outbox.length) return; // nothing put back, nothing taken out again
   for (const uid of lost.map(uidOf)) state.ids[uid] ??= before.ids?.[uid];
   state.outbox.push(...lost.map((change) => ({ ...change, v: state.version + 1 }))); // added by this save
   save();
@@ -61,10 +66,17 @@ export function reread(before = state && { ...state }, written = null) {
 export function save() {
   state.version = (state.version ?? 0) + 1; // tells an answer asked for before it is old
   const { match, outbox, version } = state;
+  const gone = (state.gone = state.gone.slice(-GONE_KEPT));
   const ids = {}; // the ids still needed: those of matches with changes waiting
   for (const uid of outbox.map(uidOf)) if (state.ids[uid]) ids[uid] = state.ids[uid];
   state.ids = ids;
-  try { localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids, version })); } catch { /* full: memory only */ }
+  try { localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids, version, gone })); } catch { /* full: memory only */ }
+}
+
+// Changes answered, refused, withdrawn or dropped leave the outbox, and are kept as gone.
+export function takeOut(leaves) {
+  for (const change of state.outbox) if (leaves(change)) state.gone.push(change.id);
+  state.outbox = state.outbox.filter((change) => !leaves(change));
 }
 
 export const view = () => fold(state.match, state.outbox, state.rules);
@@ -89,7 +101,7 @@ export async function withdraw(requestId) {
     reread();
     const last = state.outbox.at(-1);
     if (!last || last.kind !== "deal" || last.request_id !== requestId || last.tried) return false;
-    state.outbox.pop();
+    takeOut((change) => change === last);
     save();
     show.draw();
     return true;
@@ -171,7 +183,7 @@ function answered(change, match) {
 // A change the server has answered leaves the stored outbox, whatever another tab added.
 function done(change) {
   reread();
-  state.outbox = state.outbox.filter((each) => each.id !== change.id);
+  takeOut((each) => each.id === change.id);
 }
 
 function refused(change, error) {
@@ -179,7 +191,7 @@ function refused(change, error) {
   const uid = uidOf(change);
   if (error instanceof Gone || change.kind === "start") {
     // The match was deleted, or never started: nothing more can go to it.
-    state.outbox = state.outbox.filter((each) => each.match !== uid);
+    takeOut((each) => each.match === uid);
   }
   save();
   show.refused(change, error);

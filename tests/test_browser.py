@@ -8,6 +8,7 @@ Set UPDATE_SCREENSHOTS=1 to write the README's screenshots into docs/.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import threading
@@ -1053,6 +1054,68 @@ def test_a_change_another_tab_took_out_stays_out_when_its_save_came_late(
     outcomes = [deal["outcome"] for deal in server_match(first)["deals"]]
     assert outcomes == ["normal", "schneider", "wrong_claim"]
     context.close()
+
+
+def sent_and_answered(page: Page) -> tuple[Any, Any]:
+    """``page`` (one deal saved) taps a schneider that is held back, then let through and
+    answered: what was stored just before the tap, and while the tap waited."""
+    before = stored(page)
+    held_back(page)
+    tap(page, 2, "schneider")
+    expect(page.locator("[data-sync]")).to_have_class(re.compile("waiting"))
+    waiting = stored(page)
+    let_through(page)
+    all_saved(page)
+    return before, waiting
+
+
+def told_of(page: Page, old: Any, new: Any) -> Any:
+    """``page`` is told now of another tab's save of ``new`` over ``old``, as the browser
+    tells a tab (a moment late); what is stored right after."""
+    return page.evaluate(
+        f"""([oldValue, newValue]) => {{
+            const told = {{key: "{STORE}", oldValue, newValue}};
+            window.dispatchEvent(new StorageEvent("storage", told));
+            return JSON.parse(localStorage.getItem("{STORE}"));
+        }}""",
+        [json.dumps(old), json.dumps(new)],
+    )
+
+
+@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
+def test_a_change_sent_since_stays_out_when_the_page_is_told_late_that_a_save_lost_it(
+    browser: Browser, request: pytest.FixtureRequest, address: str
+) -> None:
+    """Another tab saved the copy of before the tap, losing it; the tab that tapped put it
+    back, sent it and took it out, answered, before the browser told it of that save."""
+    context = phone(browser, request.getfixturevalue(address))
+    page = context.new_page()
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    before, waiting = sent_and_answered(page)
+    after = told_of(page, waiting, {**before, "version": before["version"] + 1})
+    assert after["outbox"] == []
+    context.close()
+
+
+def test_a_change_sent_since_stays_out_when_a_tab_saves_a_copy_that_still_holds_it(
+    page: Page,
+) -> None:
+    """Another tab read the copy in which the tap waited, and saved it after the tap went."""
+    page.goto("/")
+    tap(page, 1, "normal")
+    all_saved(page)
+    _before, waiting = sent_and_answered(page)
+    stored_unseen(page, {**waiting, "version": waiting["version"] + 1})
+    waits = page.evaluate(
+        """async () => {
+            const outbox = await import("/static/outbox.js"); // the page's own module
+            outbox.reread(); // as before any change, or sending
+            return outbox.state.outbox;
+        }"""
+    )
+    assert waits == []
 
 
 def test_at_a_plain_http_address_what_needs_https_is_said_once(lan_page: Page) -> None:
