@@ -153,6 +153,8 @@ def seed(app: Flask, pool: int) -> dict[str, Any]:
                     "player2": "Мария",
                     "target": target,
                     "created_at": moment,
+                    "played_at": moment,
+                    "tallied_at": moment,
                     **kept,
                 }
             )

@@ -154,6 +154,11 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     # When this browser last played in the match (started, recorded, undid,
     # corrected or continued it): the counter shows the match played last.
     played_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The played_at of the change that last wrote the tally. A match played in since
+    # by a writer that does not keep it (a worker of the release before, finishing its
+    # requests during an upgrade) has another played_at, and its tally is worked out
+    # afresh from its deals where it is read (services/deals.py, queries.page_summaries).
+    tallied_at: Mapped[datetime | None]
     # While set, /shared/<share_token> shows the match, read-only, to anyone with the link.
     share_token: Mapped[str | None] = mapped_column(String(32))
 

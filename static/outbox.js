@@ -45,12 +45,13 @@ export function load(page, fresh) {
 // rereads it first and saves at once. A save no newer than `before` (this tab's last copy,
 // or what a storage event says was there before `written`) was made from an older copy:
 // the changes added after the one it read, gone from it, were lost; they go back. A change
-// taken out (`gone`, in either) stays out, should a copy older than that still hold it
-// (docs/sync.md).
+// taken out (`gone`, in any of them) stays out, should a copy older than that still hold
+// it (docs/sync.md).
 export function reread(before = state && { ...state }, written = null) {
   const saved = parse(localStorage.getItem(STORE));
   if (!saved) return; // nothing stored: this tab's own state stands
-  const gone = new Set([...(saved.gone ?? []), ...(before?.gone ?? [])]);
+  // Every id this tab, the copy before and the stored one know of, the stored (newest) last.
+  const gone = new Set([...(state?.gone ?? []), ...(before?.gone ?? []), ...(saved.gone ?? [])]);
   const outbox = saved.outbox.filter((change) => !gone.has(change.id));
   Object.assign(state, { match: saved.match, outbox, ids: saved.ids, version: saved.version, gone: [...gone] });
   for (const change of outbox) gone.add(change.id); // neither lost nor to be put back

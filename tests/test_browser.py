@@ -340,6 +340,9 @@ def test_a_double_tap_on_undo_takes_back_one_deal(page: Page) -> None:
     tap(page, 2, "normal")
     next_tap(page)
     page.locator(".undo button").dblclick()
+    # The undo is on the screen once it is in the outbox (or has taken the deal out of
+    # it); until then nothing waits, and the line under the score says so.
+    expect(page.locator(".deals tbody tr")).to_have_count(1)
     all_saved(page)
     assert [deal["player"] for deal in server_match(page)["deals"]] == [1]
 

@@ -366,6 +366,7 @@ def _insert(*, owner: str, matches: list[ImportedMatch]) -> None:
                 "first_dealer": match.first_dealer,
                 "created_at": match.created_at,
                 "played_at": match.played_at,
+                "tallied_at": match.played_at,
                 "won_by": match.won_by,
                 **queries.tally_columns(match.tally),
                 **match.rules.as_dict(),  # a column per house rule

@@ -15,7 +15,7 @@ from counter.refusals import N_, Conflict, NotFound
 from counter.scoring import Outcome, Seat
 from counter.services import queries, spent
 from counter.services.devices import Holder
-from counter.services.matches import load_or_start, pin
+from counter.services.matches import load_or_start, pin, played
 from counter.services.read_models import (
     DealView,
     MatchRow,
@@ -86,7 +86,7 @@ def record_deal(
         if attempt:
             begin_write()
         match, earlier = _match_to_record_into(owner, match_id, device)
-        if attempt:  # the deal's number was taken: the tally is worked out afresh, to be sure
+        if attempt or not match.tally_holds:  # the number was taken, or another wrote
             first = parsing.seat(match.first_dealer)
             match = replace(match, tally=scoring.tally(first, queries.results(match.id)))
         result = scoring.score_deal(seat, outcome, match.rules)
@@ -183,6 +183,7 @@ _KEPT = (
     .values(
         won_by=bindparam("winner"),
         played_at=bindparam("played"),
+        tallied_at=bindparam("played"),
         **{name: bindparam(name) for name in queries.TALLY},
     )
 )
@@ -309,8 +310,7 @@ def correct_deal(
         deal.player, deal.outcome, deal.points = result.player, result.outcome.value, result.points
         deal.corrected_at = utcnow()
     match.won_by = after.winner
-    match.tally = scoring.tally(parsing.seat(match.first_dealer), results)
-    match.played_at = utcnow()
+    played(match)
     db.session.commit()
     view = full_view(match, earlier)
     push.changed(view.id)
@@ -343,8 +343,7 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     )
     db.session.expire(match, ["deals"])
     match.won_by = after.winner
-    match.tally = scoring.tally(parsing.seat(match.first_dealer), rest)
-    match.played_at = utcnow()
+    played(match)  # its deals read again, renumbered
     db.session.commit()
     view = full_view(match, earlier)
     push.changed(view.id)

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
-from counter import push, scoring
+from counter import parsing, push, scoring
 from counter.models import Deal, Match, db, utcnow
 from counter.parsing import RuleChanges, changed_rules
 from counter.refusals import N_, Conflict
@@ -18,7 +18,14 @@ from counter.services.defaults import default_names
 from counter.services.devices import Holder
 from counter.services.owner_lock import lock_owners
 from counter.services.queries import MatchNotFound, Summary
-from counter.services.read_models import MatchPage, MatchView, PlayerView, full_view, standing
+from counter.services.read_models import (
+    MatchPage,
+    MatchView,
+    PlayerView,
+    deal_result,
+    full_view,
+    standing,
+)
 from counter.services.transactions import writes
 
 PAGE_SIZE = 20
@@ -81,6 +88,15 @@ def owns(*, owner: str, match_id: int) -> bool:
 def shown_id(*, owner: str | None, device: Holder | None) -> int | None:
     """The id of the match on this device's screen (or the one played in last)."""
     return devices.shown_match_id(device=device) or queries.current_id(owner)
+
+
+def played(match: Match) -> None:
+    """The match is played in now: its tally is worked out from its deals (loaded), as of
+    now (see Match.tallied_at). Every write through the ORM ends with it; a deal and an undo,
+    which write with Core statements, keep the tally themselves (services/deals.py)."""
+    results = [deal_result(deal) for deal in match.deals]
+    match.tally = scoring.tally(parsing.seat(match.first_dealer), results)
+    match.played_at = match.tallied_at = utcnow()
 
 
 def pin(device: Holder | None, match_id: int) -> None:
@@ -180,11 +196,10 @@ def start_match(
         player2=names[1],
         target=target,
         first_dealer=dealer,
-        tally=scoring.Tally(dealer=dealer),  # no deal yet: the first dealer deals next
         rules=chosen_rules,
-        played_at=utcnow(),
         deals=[],
     )
+    played(match)
     if uid is not None:
         match.uid = uid
         spent.spend_uid(owner=owner, uid=uid, settings=asked)
@@ -245,10 +260,10 @@ def load_or_start(
         player2=names[1],
         target=scoring.DEFAULT_TARGET,
         first_dealer=1,
-        tally=scoring.Tally(dealer=1),
         rules=scoring.DEFAULT_RULES,
         deals=[],
     )
+    played(match)
     db.session.add(match)
     db.session.flush()
     pin(device, match.id)
@@ -291,12 +306,11 @@ def change_match(
         if match.deals:
             raise Conflict(N_("Who dealt first can only be changed before the first deal."))
         match.first_dealer = first_dealer
-        match.tally = scoring.Tally(dealer=first_dealer)  # no deal yet: the first dealer next
     renamed = current.names != match.names
     match.player1, match.player2 = current.names
     match.target = current.target
     match.won_by = current.winner  # playing on reopens the match
-    match.played_at = utcnow()
+    played(match)
     db.session.commit()
     if renamed or match_id is None:  # new names put the match in another series
         earlier = series.games_before(owner, match.names, match.id)
@@ -313,7 +327,7 @@ def resume_match(*, owner: str, match_id: int, device: Holder | None = None) -> 
         raise MatchIsFinished(
             N_("This match is over; start a new one, or undo its last deal to play on.")
         )
-    match.played_at = utcnow()
+    played(match)
     pin(device, match_id)
     db.session.commit()
     return full_view(match, earlier)

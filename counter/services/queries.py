@@ -79,6 +79,7 @@ ROW_COLUMNS = (
     "won_by",
     "first_dealer",
     "played_at",
+    "tallied_at",
 )
 TALLY = tuple(column.name for column in Match.tally.prop.columns)  # as scoring.Tally orders them
 
@@ -334,12 +335,17 @@ def _summary(
     played_at: datetime,
     won_by: int | None,
     first_dealer: int,
+    tallied_at: datetime | None,
     first: int,
     second: int,
     deals: int,
     last_deal_at: datetime | None,
     *rules: str,
 ) -> Summary:
+    if tallied_at != played_at:  # changed since by a writer that does not keep the tally
+        tally = scoring.tally(parsing.seat(first_dealer), results(id))
+        (first, second), deals = tally.scores, tally.deals
+        last_deal_at = deals_from(id, deals)[0].created_at if deals else None
     return Summary(
         id=id,
         uid=uid,
@@ -368,6 +374,7 @@ def _page_query() -> Select[*tuple[Any, ...]]:
         Match.played_at,
         Match.won_by,
         Match.first_dealer,
+        Match.tallied_at,
     ]
     first, second, deals, _dealer = (Match.__table__.c[name] for name in TALLY)
     last = select(Deal.created_at).where(Deal.match_id == Match.id, Deal.number == deals)

@@ -54,6 +54,7 @@ class MatchRow:
     first_dealer: int
     played_at: datetime
     tally: scoring.Tally
+    tallied_at: datetime | None
 
     @classmethod
     def of(cls, match: Match) -> MatchRow:
@@ -63,6 +64,11 @@ class MatchRow:
     @property
     def names(self) -> tuple[str, str]:
         return (self.player1, self.player2)
+
+    @property
+    def tally_holds(self) -> bool:
+        """Whether the kept tally is that of the match's last change (see Match.tallied_at)."""
+        return self.tallied_at == self.played_at
 
 
 class ShownDeal(Protocol):

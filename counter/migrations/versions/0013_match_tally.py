@@ -1,8 +1,10 @@
 """Each match keeps its tally (both totals, how many deals, who deals next), so that a
-deal is recorded and a history listed without reading every deal of the match.
+deal is recorded and a history listed without reading every deal of the match, and
+when it was kept (``tallied_at``: the ``played_at`` of the change that wrote it).
 
 Every match's tally is worked out here from its deals, by the rules
-(:func:`counter.scoring.tally`), a match at a time.
+(:func:`counter.scoring.tally`), a match at a time; so this revision reads the database
+and cannot be written out as SQL alone (``flask db upgrade --sql``).
 
 Revision ID: 0013
 Revises: 0012
@@ -46,6 +48,7 @@ def upgrade() -> None:
         for name, default in COLUMNS.items():
             column = sa.Column(name, sa.SmallInteger(), nullable=False, server_default=default)
             batch.add_column(column)
+        batch.add_column(sa.Column("tallied_at", sa.DateTime(), nullable=True))
         batch.create_check_constraint("ck_match_dealer", "dealer IN (1, 2)")
     connection = op.get_bind()
     first_dealers = dict(connection.execute(sa.text("SELECT id, first_dealer FROM match")).all())
@@ -57,6 +60,9 @@ def upgrade() -> None:
         connection.execute(UPDATE, rows)
     # A match without deals: nobody has scored, and whoever deals first deals next.
     connection.execute(sa.text("UPDATE match SET dealer = first_dealer WHERE deal_count = 0"))
+    # Each tally as of the match's last change (a worker of the release before that
+    # changes a match later leaves its played_at another: see Match.tallied_at).
+    connection.execute(sa.text("UPDATE match SET tallied_at = played_at"))
 
 
 def _results_by_match(
@@ -89,5 +95,6 @@ def downgrade() -> None:
         table_kwargs={"sqlite_autoincrement": True},
     ) as batch:
         batch.drop_constraint("ck_match_dealer", type_="check")
+        batch.drop_column("tallied_at")
         for name in COLUMNS:
             batch.drop_column(name)
