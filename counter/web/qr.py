@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import segno
 from markupsafe import Markup
 
 
 def qr_svg(text: str) -> Markup:
     """``text`` as a QR code in inline SVG."""
+    import segno  # only the pages that show a link load it: a worker need not keep it
+
     code = segno.make(text, error="m")
     return Markup(code.svg_inline(scale=4, dark="#000", light="#fff", omitsize=True))
