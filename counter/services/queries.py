@@ -322,7 +322,7 @@ def page_summaries(owner: str, offset: int, limit: int) -> list[Summary]:
     finished), so that a page costs what its rows do, however long their matches."""
     values = {"owner": owner, "offset": offset, "limit": limit}
     rows = db.session.connection().execute(_page_query(), values)
-    return [_summary(*row) for row in rows]
+    return sorted((_summary(*row) for row in rows), key=lambda summary: summary.id, reverse=True)
 
 
 def _summary(
@@ -378,10 +378,18 @@ def _page_query() -> Select[*tuple[Any, ...]]:
     ]
     first, second, deals, _dealer = (Match.__table__.c[name] for name in TALLY)
     last = select(Deal.created_at).where(Deal.match_id == Match.id, Deal.number == deals)
-    return (
-        select(*own, first, second, deals, last.scalar_subquery(), *_stored_rules(Match))
+    # The page's ids first, from the index of the browser's matches alone. Asked in one
+    # select with their rows, PostgreSQL with its statistics walks every match of every
+    # browser by id, newest first, until it has found this browser's (1.8 ms at 10,000
+    # matches, against 0.2). The few rows are put in order by page_summaries.
+    page = (
+        select(Match.id)
         .where(Match.owner == bindparam("owner"))
         .order_by(Match.id.desc())
         .offset(bindparam("offset"))
         .limit(bindparam("limit"))
+        .subquery()
+    )
+    return select(*own, first, second, deals, last.scalar_subquery(), *_stored_rules(Match)).join(
+        page, page.c.id == Match.id
     )
