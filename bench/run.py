@@ -1,6 +1,6 @@
 """Measure the counter beside a bare Flask floor and write bench/RESULTS.md.
 
-    python -m bench.run            # about 3 minutes: 5 s runs, 3 alternations
+    python -m bench.run            # about 5 minutes: 5 s runs, 5 alternations
     python -m bench.run --quick    # under a minute: 1 s runs, 1 alternation (what CI runs)
     python -m bench.run --database postgresql://postgres@127.0.0.1:5432/h21 \
         --floor-database postgresql://postgres@127.0.0.1:5432/h21floor
@@ -535,18 +535,28 @@ def row(label: str, run: Run) -> str:
     )
 
 
-Pair = tuple[str, str, Run, str, Run, str]
+# A comparison: its title, each side's label and its runs (one an alternation), the goal.
+Pair = tuple[str, str, list[Run], str, list[Run], str]
+
+
+def paired_ratio(left: list[Run], right: list[Run]) -> float:
+    """The median of each alternation's own ratio: the two sides of a comparison run one
+    after the other in every alternation, so what the machine's other work does to both
+    then cancels out, as it would not between the two sides' medians (from other minutes)."""
+    return statistics.median(
+        one.requests_per_second / other.requests_per_second
+        for one, other in zip(left, right, strict=True)
+    )
 
 
 def table(pairs: list[Pair]) -> list[str]:
     lines = ["| comparison | requests/s | p50 ms | p99 ms |", "|---|---:|---:|---:|"]
     for title, left_label, left, right_label, right, goal in pairs:
-        ratio = left.requests_per_second / right.requests_per_second
         lines += [
             f"| **{title}** | | | |",
-            row(left_label, left),
-            row(right_label, right),
-            f"| ratio {goal} | **{ratio:.2f}** | | |",
+            row(left_label, median_run(left)),
+            row(right_label, median_run(right)),
+            f"| ratio {goal} | **{paired_ratio(left, right):.2f}** | | |",
         ]
     return lines
 
@@ -587,11 +597,12 @@ def report(sections: list[str], load: Load, mode: str) -> str:
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {machine()}.",
         f"Mode `{mode}`: wrk {load.threads} threads, {load.connections} connections, "
         f"{load.seconds} s per run, {load.rounds} alternation(s) of counter and floor; "
-        "medians of the alternations. Both apps under gunicorn with 2 workers, each on a "
-        "database of its own: SQLite (WAL, `synchronous=FULL`) in a temporary folder, "
-        "then PostgreSQL. The counter's deals ask for the short answer "
-        "(`Prefer: return=minimal`), as the page's script does; one row shows the full "
-        "answer for comparison.",
+        "medians of the alternations, and each ratio the median of the alternations' own "
+        "ratios (the two sides of a comparison run one after the other). Both apps under "
+        "gunicorn with 2 workers, each on a database of its own: SQLite (WAL, "
+        "`synchronous=FULL`) in a temporary folder, then PostgreSQL. The counter's deals "
+        "ask for the short answer (`Prefer: return=minimal`), as the page's script does; "
+        "one row shows the full answer for comparison.",
         "",
     ]
     return "\n".join(lines) + "\n" + "\n".join(sections)
@@ -623,7 +634,7 @@ def against_the_floor(
     ]
 
 
-def floor_pairs(result: dict[str, Run]) -> list[Pair]:
+def floor_pairs(result: dict[str, list[Run]]) -> list[Pair]:
     return [
         (
             "Recording a deal",
@@ -694,7 +705,7 @@ def measure_database(
                 runs.setdefault(label, []).append(scenario())
         memory = peak_worker_memory_mb(master)
         weight = page_weight(counter, cookies["main"])
-    result = {label: median_run(measured) for label, measured in runs.items()}
+    result = runs
     pairs: list[Pair] = [
         *floor_pairs(result),
         (
@@ -780,8 +791,7 @@ def measure_recipe(counter_url: str, floor_url: str, load: Load, folder: Path) -
         for _round in range(load.rounds):
             for label, scenario in scenarios:
                 runs.setdefault(label, []).append(scenario())
-    result = {label: median_run(measured) for label, measured in runs.items()}
-    pairs = floor_pairs(result)
+    pairs = floor_pairs(runs)
     return (
         "\n".join(
             [
@@ -819,7 +829,7 @@ def main() -> None:
     if arguments.recipe and (not arguments.database or shutil.which("caddy") is None):
         sys.exit("--recipe needs --database and caddy")
     mode = "quick" if arguments.quick else "full"
-    load = Load(seconds=1, rounds=1) if arguments.quick else Load(seconds=5, rounds=3)
+    load = Load(seconds=1, rounds=1) if arguments.quick else Load(seconds=5, rounds=5)
 
     with tempfile.TemporaryDirectory(prefix="santase-bench-") as temporary:
         folder = Path(temporary)
