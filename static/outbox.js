@@ -50,8 +50,10 @@ export function load(page, fresh) {
 export function reread(before = state && { ...state }, written = null) {
   const saved = parse(localStorage.getItem(STORE));
   if (!saved) return; // nothing stored: this tab's own state stands
-  // Every id this tab, the copy before and the stored one know of, the stored (newest) last.
-  const gone = new Set([...(state?.gone ?? []), ...(before?.gone ?? []), ...(saved.gone ?? [])]);
+  // Every id this tab, the copy before and the stored one know of, the stored (newest) last:
+  // those are kept when a save keeps 64.
+  const gone = new Set([...(state?.gone ?? []), ...(before?.gone ?? [])]);
+  for (const id of saved.gone ?? []) { gone.delete(id); gone.add(id); }
   const outbox = saved.outbox.filter((change) => !gone.has(change.id));
   Object.assign(state, { match: saved.match, outbox, ids: saved.ids, version: saved.version, gone: [...gone] });
   for (const change of outbox) gone.add(change.id); // neither lost nor to be put back

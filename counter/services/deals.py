@@ -87,8 +87,7 @@ def record_deal(
             begin_write()
         match, earlier = _match_to_record_into(owner, match_id, device)
         if attempt or not match.tally_holds:  # the number was taken, or another wrote
-            first = parsing.seat(match.first_dealer)
-            match = replace(match, tally=scoring.tally(first, queries.results(match.id)))
+            match = replace(match, tally=queries.worked_out_tally(match.id, match.first_dealer))
         result = scoring.score_deal(seat, outcome, match.rules)
         if _replayed(match, request_id, result):
             view = _view(match, earlier, queries.results(match.id), known)

@@ -17,7 +17,7 @@ from counter.refusals import N_, NotFound
 from counter.scoring import HouseRules, Seat
 from counter.services import devices, series
 from counter.services.lone_reads import LoneRead
-from counter.services.read_models import MatchRow, result_of
+from counter.services.read_models import MatchRow, result_of, tally_holds
 
 
 class MatchNotFound(NotFound):
@@ -228,6 +228,12 @@ def results(match_id: int) -> list[scoring.DealResult]:
     return [entry.result for entry in ledger(match_id)]
 
 
+def worked_out_tally(match_id: int, first_dealer: int) -> scoring.Tally:
+    """The match's tally worked out afresh from its deals, for one whose kept tally may not
+    hold (see Match.tallied_at)."""
+    return scoring.tally(parsing.seat(first_dealer), results(match_id))
+
+
 def recorded_by(match_id: int, request_id: str) -> tuple[int, int | None, str] | None:
     """The number, player and outcome of the deal of this match that ``request_id``
     recorded, if it is there: one lookup in the index of the two, however long the match."""
@@ -342,8 +348,8 @@ def _summary(
     last_deal_at: datetime | None,
     *rules: str,
 ) -> Summary:
-    if tallied_at != played_at:  # changed since by a writer that does not keep the tally
-        tally = scoring.tally(parsing.seat(first_dealer), results(id))
+    if not tally_holds(tallied_at=tallied_at, played_at=played_at):
+        tally = worked_out_tally(id, first_dealer)
         (first, second), deals = tally.scores, tally.deals
         last_deal_at = deals_from(id, deals)[0].created_at if deals else None
     return Summary(

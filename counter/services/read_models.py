@@ -67,8 +67,12 @@ class MatchRow:
 
     @property
     def tally_holds(self) -> bool:
-        """Whether the kept tally is that of the match's last change (see Match.tallied_at)."""
-        return self.tallied_at == self.played_at
+        return tally_holds(tallied_at=self.tallied_at, played_at=self.played_at)
+
+
+def tally_holds(*, tallied_at: datetime | None, played_at: datetime) -> bool:
+    """Whether a match's kept tally is that of its last change (see Match.tallied_at)."""
+    return tallied_at == played_at
 
 
 class ShownDeal(Protocol):
