@@ -35,6 +35,8 @@ from counter.shapes import match_json, shared_from
 bp = Blueprint("live", __name__, url_prefix="/api")
 
 RETRY_MS = 1000  # how soon EventSource reconnects after a stream ends or breaks
+# An event, not a comment, so that the page can tell a live stream from one a proxy holds.
+BEAT = "event: beat\ndata:\n\n"
 
 
 class TooManyStreams(TooMany):
@@ -150,7 +152,7 @@ def _stream(
                         yield _event("{}", "gone")
                         return
                     if payload is None:
-                        yield ": still here\n\n"
+                        yield BEAT
                 elif payload == push.GONE:
                     yield _event("{}", "gone")
                     return

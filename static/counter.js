@@ -110,19 +110,36 @@ async function keepAwake(want) {
 // --- live: the server pushes each change of the match on the screen, from any phone ----------------
 // (Server-Sent Events, docs/sync.md). EventSource reconnects by itself and resumes with
 // Last-Event-ID; a stream the server refuses (429) leaves the page looking every 20 s.
+// A stream can also be open and silent (a proxy holding it back): with no word, not even
+// its heartbeat, for two heartbeats, the page opens it afresh and looks meanwhile.
 
 let source = null;
 let following = null;
+let silence = null;
+const SILENT_MS = 2000 * Number(root.dataset.beat || 15);
+
+function heard() {
+  clearTimeout(silence);
+  silence = setTimeout(() => {
+    const id = following;
+    follow(null);
+    follow(id);
+    wakeUp();
+  }, SILENT_MS);
+}
 
 function follow(id) {
   if (id === following) return;
   source?.close();
+  clearTimeout(silence);
   following = id;
   source = id && new EventSource(`/api/matches/${id}/events`);
   if (!id) return;
-  source.onmessage = (event) => arrived(JSON.parse(event.data));
+  heard();
+  source.addEventListener("beat", heard);
+  source.onmessage = (event) => { heard(); arrived(JSON.parse(event.data)); };
   source.addEventListener("gone", wakeUp); // deleted, or no longer this phone's
-  source.addEventListener("next", (event) => otherPhone().then((module) => module.offer(event)));
+  source.addEventListener("next", (event) => { heard(); otherPhone().then((module) => module.offer(event)); });
 }
 
 const visible = () => document.visibilityState === "visible";

@@ -36,6 +36,7 @@ import redis
 from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
 from psycopg import sql
 from test_browser import CHROMIUM, CHROMIUM_ARGS, all_saved, phone, score, server_match, tap
+from test_phones import joined
 
 from conftest import TEST_REDIS_URL
 
@@ -597,6 +598,66 @@ def test_a_deal_reaches_every_live_phone_whichever_worker_holds_it(site: Site) -
         for response in watchers:
             assert next_event(response)["players"][0]["score"] == 2
         assert time.monotonic() - started < 1.0
+
+
+def test_a_stream_asked_for_compressed_as_a_browser_asks_comes_uncompressed(
+    site: Site,
+) -> None:
+    """Caddy's encoders hold a stream until their buffer fills: a compressed one would bring
+    the page nothing, however open it stays. Every other answer stays compressed."""
+    cookie, match_id = new_match(site)
+    browsers_ask = {"Cookie": cookie, "Accept-Encoding": "gzip, deflate, br, zstd"}
+    connection = site.https()
+    try:
+        connection.request("GET", f"/api/matches/{match_id}/events", headers=browsers_ask)
+        stream = connection.getresponse()
+        assert stream.headers.get("Content-Encoding") is None
+        assert next_event(stream)["players"][0]["score"] == 0
+    finally:
+        connection.close()
+    connection = site.https()
+    try:
+        connection.request("GET", "/static/counter.css", headers=browsers_ask)
+        assert connection.getresponse().headers["Content-Encoding"] in {"zstd", "gzip"}
+    finally:
+        connection.close()
+
+
+def test_every_deal_reaches_four_other_phones_by_their_streams(
+    site: Site, chromium: Browser
+) -> None:
+    """Five phones on one key through Caddy, each Chromium with its own headers: every deal
+    tapped on one shows on the four others within 2 s, carried by their live streams (none
+    of them looks for it)."""
+    context = phone(chromium, site.origin)
+    tapping = context.new_page()
+    tapping.goto("/")
+    tap(tapping, 1, "normal")
+    all_saved(tapping)
+    others = [joined(chromium, site.origin, tapping) for _ in range(4)]
+    looked: list[str] = []
+    for other in others:
+        expect(score(other, 1)).to_have_text("1")
+        other.on(
+            "request",
+            lambda request: (
+                looked.append(request.url) if re.search(r"/api/matches/\d+$", request.url) else None
+            ),
+        )
+    try:
+        for seat, outcome, points in (
+            (2, "schneider", "2"),
+            (1, "schwarz", "4"),
+            (2, "normal", "3"),
+        ):
+            tap(tapping, seat, outcome)
+            for other in others:
+                expect(score(other, seat)).to_have_text(points, timeout=2000)
+        assert looked == []
+    finally:
+        for each in others:
+            each.context.close()
+        context.close()
 
 
 def next_event(response: http.client.HTTPResponse) -> Any:

@@ -75,14 +75,14 @@ class Stream:
         return self.response.status
 
     def event(self) -> dict[str, str]:
-        """The next event (comments and the retry line skipped): its fields."""
+        """The next event (comments, heartbeats and the retry line skipped): its fields."""
         fields: dict[str, str] = {}
         while True:
             raw = self.response.readline()
             assert raw, "the stream ended"  # at its end readline gives b"" for ever
             line = raw.decode().rstrip("\n")
             if line == "":
-                if "data" in fields:
+                if "data" in fields and fields.get("event") != "beat":
                     return fields
                 fields = {}
             elif not line.startswith(":") and ":" in line:

@@ -21,6 +21,7 @@ from test_browser import (  # noqa: F401 - the browser tests' fixtures, and what
     score,
     served,
     server,
+    server_match,
     tap,
 )
 
@@ -314,3 +315,35 @@ def test_a_new_match_on_another_phone_is_offered_not_imposed(
     all_saved(a)
     assert match_of(a)["id"] == match_of(c)["id"] != ours
     expect(score(c, 2)).to_have_text("3", timeout=LIVE_MS)
+
+
+def test_a_silent_stream_is_opened_afresh_and_the_page_looks_meanwhile(
+    browser: Browser, served: Any
+) -> None:
+    """A stream that says nothing, not even its heartbeat (a proxy holding it back), is not
+    trusted: a deal recorded elsewhere shows within a few heartbeats, not at the next 20 s."""
+    server, app = served
+    heartbeat = app.config["LIVE_HEARTBEAT_S"]
+    app.config["LIVE_HEARTBEAT_S"] = 0.5
+    app.extensions["kept_pages"].clear()  # pages rendered with the heartbeat before
+    context = phone(browser, server)
+    try:
+        page = context.new_page()
+        opened: list[Any] = []
+        page.route("**/events", lambda route: opened.append(route))  # never answered: silent
+        page.goto("/")
+        tap(page, 1, "normal")
+        all_saved(page)
+        page.evaluate(
+            """id => fetch(`/api/matches/${id}/deals`, {
+                method: "POST", headers: {"Content-Type": "application/json"},
+                body: JSON.stringify({player: 2, outcome: "schwarz", request_id: "elsewhere"}),
+            })""",
+            server_match(page)["id"],
+        )
+        expect(score(page, 2)).to_have_text("3", timeout=3000)
+        assert len(opened) >= 2
+    finally:
+        app.config["LIVE_HEARTBEAT_S"] = heartbeat
+        app.extensions["kept_pages"].clear()
+        context.close()
