@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Schemathesis against the JSON API: counter/openapi.yaml must describe exactly what
+# Schemathesis against the JSON API: counter/web/openapi.yaml must describe exactly what
 # the server accepts and answers. Starts the app on a free port with an empty SQLite
 # database, makes one browser cookie, runs `st run` with every check and a fixed seed
 # (settings in .ci/schemathesis.toml), and stops the server whatever happens.

@@ -27,7 +27,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import event
 
 from bench.run import DEAL_BODY, MINIMAL, SECRET, fresh_app, seed
-from counter.models import db
+from counter.storage.models import db
 
 
 @dataclass

@@ -46,11 +46,12 @@ from sqlalchemy import create_engine, event, insert, text
 
 from bench.sections import KEPT, found
 from bench.weight import loaded, weight
-from counter import create_app, scoring
-from counter.models import Deal, Device, Match, db
-from counter.scoring import DealResult, Outcome
-from counter.services.lone_reads import LoneRead
+from counter import create_app
+from counter.game import scoring
+from counter.game.scoring import DealResult, Outcome
 from counter.services.queries import tally_columns
+from counter.storage.lone_reads import LoneRead
+from counter.storage.models import Deal, Device, Match, db
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -58,7 +59,7 @@ SECRET = "benchmark-secret-key-0123456789abcdef"
 POOL_SIZE = {"quick": 600, "full": 3000}  # matches per deal pool: each takes a few deals
 # What the benchmark's deals send: the body (wrk's script fills in the braces) and the
 # header with which the page's script asks for an acknowledgement, not the whole match
-# (counter/answers.py; since=<deals it has> is sent in the address).
+# (counter/web/answers.py; since=<deals it has> is sent in the address).
 DEAL_BODY = '{"player": {player}, "outcome": "normal", "request_id": "{request}"}'
 MINIMAL = {"Prefer": "return=minimal"}
 
@@ -574,7 +575,7 @@ def database_section(
         *table(pairs),
         "",
         "SQL statements per request (SQLAlchemy `before_cursor_execute`, and the lone reads",
-        "of counter/services/lone_reads.py, which go straight to the driver; SQLite's `BEGIN`",
+        "of counter/storage/lone_reads.py, which go straight to the driver; SQLite's `BEGIN`",
         "counts too; deals with the full answer, as a client that asks nothing else gets):",
         "",
         "| request | 10 matches | 1,000 matches |",

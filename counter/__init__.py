@@ -12,21 +12,11 @@ from flask import Flask
 from jinja2.ext import Extension
 from werkzeug.routing import IntegerConverter
 
-from counter import (
-    api,
-    errors,
-    health,
-    i18n,
-    import_size,
-    limits,
-    live,
-    migrating,
-    push,
-    security,
-    web,
-)
+from counter import web
 from counter.config import configure
-from counter.models import MAX_ID, db, tune_engine
+from counter.storage import migrating, push
+from counter.storage.models import MAX_ID, db, tune_engine
+from counter.web import api, errors, health, i18n, import_size, limits, live, security
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

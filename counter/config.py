@@ -40,7 +40,7 @@ ENVIRONMENT = {
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 # On PostgreSQL: a database that does not answer fails a request within 3 s (503, try
 # again) instead of holding it for minutes. (A pooled connection the database closed is
-# not given out either: counter.models checks for that without a round trip.)
+# not given out either: counter.storage.models checks for that without a round trip.)
 POSTGRESQL_ENGINE_OPTIONS: dict[str, Any] = {"connect_args": {"connect_timeout": 3}}
 
 
@@ -62,7 +62,7 @@ def configure(
         # How long a write waits for the database's lock before answering 503 (try again).
         WRITE_LOCK_TIMEOUT_MS=5000,
         RATELIMIT_ENABLED=True,
-        # Live pages (counter.live): streams one process holds open, in all, for one
+        # Live pages (counter.web.live): streams one process holds open, in all, for one
         # browser (or share link) and for one address; how often a quiet stream says it
         # is still there, and how long one lasts before the page reconnects.
         PUSH_URL=None,

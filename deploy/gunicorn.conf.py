@@ -12,7 +12,7 @@ bind = os.environ.get("SANTASE_BIND", "127.0.0.1:8000")
 
 # 2 processes x 128 threads, for one or two CPUs and 1 GB of memory. A thread is held
 # for the whole of its request, and a phone or share page showing a match live holds
-# one for as long as it stays open (counter.live), waiting, not working: most threads
+# one for as long as it stays open (counter.web.live), waiting, not working: most threads
 # are for those. The app keeps the last 8 threads of each process (half, with fewer
 # than 16) for ordinary requests: a tap never waits behind live pages.
 worker_class = "gthread"

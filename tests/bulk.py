@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from counter import scoring
+from counter.game import scoring
 from counter.services import archive
 
 TIES = {**scoring.DEFAULT_RULES.as_dict(), "ties": "no_points"}

@@ -21,8 +21,9 @@ from jinja2.bccache import Bucket
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from counter import create_app, migrating, push
-from counter.models import db
+from counter import create_app
+from counter.storage import migrating, push
+from counter.storage.models import db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 # The Redis of every test that needs one: a run beside another (CI runs the SQLite and the

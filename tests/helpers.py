@@ -103,8 +103,8 @@ def at_once(requests: list[Callable[[], Any]]) -> list[int]:
 
 def key_of(client: FlaskClient) -> str | None:
     """The key the device behind ``client`` holds (the cookie names only the device)."""
-    from counter.browser import SESSION_DEVICE
-    from counter.models import Device, db
+    from counter.storage.models import Device, db
+    from counter.web.browser import SESSION_DEVICE
 
     with client.session_transaction() as session:
         token = session.get(SESSION_DEVICE)

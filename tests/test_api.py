@@ -9,7 +9,7 @@ from helpers import api_deal, api_play, api_start, win_match
 
 
 def count_rows(client: FlaskClient) -> tuple[int, int]:
-    from counter.models import Deal, Match, db
+    from counter.storage.models import Deal, Match, db
 
     with client.application.app_context():
         return (

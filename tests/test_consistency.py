@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete, select, update
 
-from counter import parsing, scoring
-from counter.models import Deal, Match, db, utcnow
-from counter.refusals import Refusal
+from counter.game import parsing, scoring
+from counter.game.refusals import Refusal
 from counter.services import deals, matches, queries
 from counter.services.read_models import deal_result
+from counter.storage.models import Deal, Match, db, utcnow
 
 from conftest import empty_tables
 

@@ -26,10 +26,10 @@ from flask.testing import FlaskClient
 from psycopg import sql
 from sqlalchemy.engine import make_url
 
-from counter.browser import SESSION_DEVICE
 from counter.config import engine_options
-from counter.limits import limiter
-from counter.models import db
+from counter.storage.models import db
+from counter.web.browser import SESSION_DEVICE
+from counter.web.limits import limiter
 
 from conftest import TEST_DATABASE_URL, empty_tables, make_app
 from helpers import api_deal, api_start

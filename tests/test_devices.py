@@ -10,7 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select, update
 
-from counter.models import DeviceLink, Match, db, utcnow
+from counter.storage.models import DeviceLink, Match, db, utcnow
 
 from helpers import api_deal, api_play, api_start, at_once, same_browser, submit
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from counter import create_app
-from counter.models import db
+from counter.storage.models import db
 
 FULL = 2  # what PRAGMA synchronous answers for FULL
 

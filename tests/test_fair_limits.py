@@ -10,8 +10,8 @@ import pytest
 import redis
 from flask import Flask
 
-from counter.limits import limiter
-from counter.models import db
+from counter.storage.models import db
+from counter.web.limits import limiter
 
 from conftest import TEST_REDIS_URL, make_app
 from helpers import api_start, key_of

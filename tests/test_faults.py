@@ -31,7 +31,7 @@ from urllib.request import HTTPCookieProcessor, OpenerDirector, Request, build_o
 import pytest
 from sqlalchemy import text
 
-from counter.models import db
+from counter.storage.models import db
 
 from conftest import TEST_DATABASE_URL, empty_tables, make_app
 

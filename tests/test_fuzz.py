@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 
-from counter.models import db
+from counter.storage.models import db
 
 from helpers import api_play, api_start, page_form, win_match
 

@@ -8,7 +8,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from counter.models import Deal, DeviceLink, Match, db
+from counter.storage.models import Deal, DeviceLink, Match, db
 
 from helpers import api_play, api_start, key_of, submit, tap, win_match
 

@@ -15,9 +15,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import insert, update
 
-from counter import scoring
-from counter.models import Deal, Match, db
+from counter.game import scoring
 from counter.services import archive, queries
+from counter.storage.models import Deal, Match, db
 
 from conftest import make_app
 from helpers import api_deal, api_play, api_start, at_once, same_browser, submit
@@ -426,7 +426,7 @@ def test_deleting_the_first_of_many_deals_renumbers_in_two_statements(
         client.post(f"/api/matches/{match['id']}/deals", json={"outcome": "tie"})
     updates: list[str] = []
     with app.app_context():
-        from counter.models import db as database
+        from counter.storage.models import db as database
 
         engine = database.engine
 

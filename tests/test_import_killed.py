@@ -18,8 +18,8 @@ from urllib.request import Request
 import pytest
 from sqlalchemy import func, select, text
 
-from counter.models import Match, db
 from counter.services import archive
+from counter.storage.models import Match, db
 
 from bulk import bulk_export
 from conftest import make_app

@@ -14,10 +14,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter import import_size, parsing
-from counter.models import Match, db
+from counter.game import parsing
 from counter.services import archive, matches
 from counter.services.matches import TooManyMatches
+from counter.storage.models import Match, db
+from counter.web import import_size
 
 from bulk import bulk_export, bulk_match
 from conftest import make_app

@@ -20,7 +20,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
-from counter import push
+from counter.storage import push
 
 from conftest import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
 from helpers import api_deal, api_start, submit

@@ -12,9 +12,9 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from counter.models import db
-from counter.scoring import Outcome
+from counter.game.scoring import Outcome
 from counter.services import deals, matches
+from counter.storage.models import db
 
 from conftest import TEST_DATABASE_URL, empty_tables, make_app
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from counter.names import parse_name, parse_names
-from counter.refusals import Refusal
+from counter.game.names import parse_name, parse_names
+from counter.game.refusals import Refusal
 
 
 @pytest.mark.parametrize(

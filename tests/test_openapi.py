@@ -21,12 +21,11 @@ from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
-from counter import parsing
-from counter.models import MAX_ID
-from counter.names import NAME_MAX_LENGTH, parse_name
-from counter.parsing import request_id as parse_request_id
-from counter.refusals import Refusal
-from counter.scoring import (
+from counter.game import parsing
+from counter.game.names import NAME_MAX_LENGTH, parse_name
+from counter.game.parsing import request_id as parse_request_id
+from counter.game.refusals import Refusal
+from counter.game.scoring import (
     MAX_DEALS_PER_MATCH,
     PRESETS,
     SEATS,
@@ -36,11 +35,12 @@ from counter.scoring import (
     Outcome,
 )
 from counter.services import archive, matches, sharing
-from counter.timestamps import iso_utc
+from counter.storage.models import MAX_ID
+from counter.storage.timestamps import iso_utc
 
 from helpers import api_deal, api_play, api_start, key_of
 
-SPEC_PATH = Path(__file__).parents[1] / "counter" / "openapi.yaml"
+SPEC_PATH = Path(__file__).parents[1] / "counter" / "web" / "openapi.yaml"
 WRITES = {"post", "patch", "delete"}
 
 
@@ -235,7 +235,7 @@ def test_the_name_pattern_is_what_the_server_accepts(spec: dict[str, Any]) -> No
     )
     for code in _code_points_to_try():
         char = chr(code)
-        drift = f"U+{code:04X}: counter/names.py and the pattern of {{}} in counter/openapi.yaml"
+        drift = f"U+{code:04X}: counter/game/names.py and the {{}} pattern of the OpenAPI file"
         assert bool(name.fullmatch(f"a{char}")) == _accepts_name(f"a{char}"), drift.format("Name")
         assert bool(blank.fullmatch(char)) == _is_blank(char), drift.format("BlankName")
 
@@ -277,7 +277,7 @@ def test_the_request_id_pattern_is_what_the_server_accepts(spec: dict[str, Any])
         else:
             accepted = True
         assert bool(pattern.fullmatch(f"tap-{chr(code)}")) == accepted, (
-            f"U+{code:04X}: parse_request_id and the RequestId pattern in counter/openapi.yaml"
+            f"U+{code:04X}: parse_request_id and the RequestId pattern in counter/web/openapi.yaml"
         )
 
 

@@ -2,7 +2,7 @@
 the server on every random run of changes, under every house rule.
 
 Hypothesis writes the runs; Chromium runs static/standing.js on each. The first test
-holds deals and undos to :mod:`counter.scoring` itself; the second sends every kind of
+holds deals and undos to :mod:`counter.game.scoring` itself; the second sends every kind of
 change a phone queues (deals, undos, targets, house rules, presets, names, the first
 dealer, new matches of a series) to the real server, one after the other, and holds
 the script's view of the whole queue, folded over the match it started from, to the
@@ -25,10 +25,11 @@ from hypothesis import strategies as st
 from playwright.sync_api import Page, sync_playwright
 from werkzeug.serving import make_server
 
-from counter import rulebook, scoring, shapes
-from counter.models import db
-from counter.scoring import HouseRules, MatchFinished, Outcome
+from counter.game import rulebook, scoring
+from counter.game.scoring import HouseRules, MatchFinished, Outcome
 from counter.services.read_models import blank_match
+from counter.storage.models import db
+from counter.web import shapes
 
 from conftest import empty_tables, make_app
 

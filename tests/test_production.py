@@ -11,8 +11,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from counter import create_app
-from counter.browser import SESSION_DEVICE
-from counter.models import db
+from counter.storage.models import db
+from counter.web.browser import SESSION_DEVICE
 
 from helpers import api_start
 

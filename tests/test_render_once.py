@@ -8,7 +8,7 @@ import re
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter import rulebook
+from counter.game import rulebook
 from counter.web import words
 
 

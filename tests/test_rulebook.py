@@ -1,4 +1,4 @@
-"""The rules as the page's script receives them (counter/rulebook.py) say what scoring says.
+"""The rules as the page's script receives them (counter/game/rulebook.py) say what scoring says.
 
 The script folds these data the way these tests do; tests/test_parity.py then runs
 the script itself in Chromium against the server.
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from counter import rulebook, scoring
-from counter.rulebook import COMPARISONS, ROLES, for_the_script, outcome_under
-from counter.scoring import DealResult, HouseRules, Outcome
+from counter.game import rulebook, scoring
+from counter.game.rulebook import COMPARISONS, ROLES, for_the_script, outcome_under
+from counter.game.scoring import DealResult, HouseRules, Outcome
 
 EVERY_RULE = [
     HouseRules(**dict(zip([s.name for s in HouseRules.switches()], choices, strict=True)))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from counter import parsing, scoring
-from counter.refusals import Refusal
-from counter.scoring import (
+from counter.game import parsing, scoring
+from counter.game.refusals import Refusal
+from counter.game.scoring import (
     DealResult,
     HouseRules,
     MatchFinished,

@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import event
 
 from counter import create_app
-from counter.models import db
+from counter.storage.models import db
 
 from conftest import make_app
 from helpers import api_play, api_start, page_form, tap

@@ -13,9 +13,10 @@ from alembic.migration import MigrationContext
 from flask import Flask
 from flask_migrate import downgrade, upgrade
 
-from counter import create_app, migrating
+from counter import create_app
 from counter.config import database_url, secret_key
-from counter.models import db
+from counter.storage import migrating
+from counter.storage.models import db
 
 
 def test_a_secret_key_is_generated_once_into_the_instance_folder(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from flask.testing import FlaskClient
 from sqlalchemy import event
 from test_openapi import SPEC_PATH, fits
 
-from counter.models import Deal
 from counter.services import queries
+from counter.storage.models import Deal
 
 from helpers import api_deal, api_play, api_start
 

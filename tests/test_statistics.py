@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter.scoring import Outcome
+from counter.game.scoring import Outcome
 from counter.services import statistics
 
 from helpers import api_play, api_start, key_of, win_match

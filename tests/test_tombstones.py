@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter.scoring import Outcome
+from counter.game.scoring import Outcome
 from counter.services import deals, matches
 
 from helpers import api_deal, api_start

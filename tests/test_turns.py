@@ -1,4 +1,4 @@
-"""Writers to one SQLite file take turns (counter/services/turns.py): a write waits while
+"""Writers to one SQLite file take turns (counter/storage/turns.py): a write waits while
 another holds the turn, in this process or another, and no longer than its timeout; its
 announcements to live pages go out after it."""
 
@@ -17,9 +17,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter import push
-from counter.models import db
-from counter.services.turns import NoTurn, Turn, turn_of
+from counter.storage import push
+from counter.storage.models import db
+from counter.storage.turns import NoTurn, Turn, turn_of
 
 from helpers import api_deal, api_start
 

@@ -17,8 +17,8 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from counter import scoring
-from counter.refusals import Refusal
+from counter.game import scoring
+from counter.game.refusals import Refusal
 from counter.services import deals, matches
 
 from conftest import empty_tables

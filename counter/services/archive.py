@@ -19,17 +19,17 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from counter import parsing, scoring
-from counter.models import Deal, Match, db, utcnow
-from counter.names import NAME_MAX_LENGTH
-from counter.refusals import N_, Conflict, Invalid, Refusal, TooLarge, as_sent
-from counter.scoring import DealResult, HouseRules
+from counter.game import parsing, scoring
+from counter.game.names import NAME_MAX_LENGTH
+from counter.game.refusals import N_, Conflict, Invalid, Refusal, TooLarge, as_sent
+from counter.game.scoring import DealResult, HouseRules
 from counter.services import queries
 from counter.services.matches import MAX_MATCHES_PER_BROWSER, TooManyMatches
-from counter.services.owner_lock import lock_owners
 from counter.services.read_models import deal_result
-from counter.services.transactions import writes
-from counter.timestamps import iso_utc
+from counter.storage.models import Deal, Match, db, utcnow
+from counter.storage.owner_lock import lock_owners
+from counter.storage.timestamps import iso_utc
+from counter.storage.transactions import writes
 
 FORMAT = "santase-counter"
 VERSION = 2
@@ -309,7 +309,7 @@ def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
     """Store the matches this browser lacks, all in one transaction or none of them.
 
     The caps are counted inside that transaction, under the browser's write lock
-    (:mod:`counter.services.owner_lock`), so imports, starts and hand-overs at the
+    (:mod:`counter.storage.owner_lock`), so imports, starts and hand-overs at the
     same moment never take a browser past them. An import cut short (a worker
     killed, a lost connection, a timeout) stores nothing: importing the same file
     again brings it whole.

@@ -9,10 +9,9 @@ from typing import NamedTuple
 from sqlalchemy import and_, bindparam, delete, insert, update
 from sqlalchemy.exc import IntegrityError
 
-from counter import parsing, push, scoring
-from counter.models import Deal, Match, db, utcnow
-from counter.refusals import N_, Conflict, NotFound
-from counter.scoring import Outcome, Seat
+from counter.game import parsing, scoring
+from counter.game.refusals import N_, Conflict, NotFound
+from counter.game.scoring import Outcome, Seat
 from counter.services import queries, spent
 from counter.services.devices import Holder
 from counter.services.matches import load_or_start, pin, played
@@ -25,7 +24,9 @@ from counter.services.read_models import (
     tallied_view,
     view_of,
 )
-from counter.services.transactions import begin_write, writes
+from counter.storage import push
+from counter.storage.models import Deal, Match, db, utcnow
+from counter.storage.transactions import begin_write, writes
 
 RENUMBERING = 1_000_000  # far above any deal number: a free range to move deals through
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from counter.names import DEFAULT_NAMES
+from counter.game.names import DEFAULT_NAMES
 
 
 def _english() -> tuple[str, str]:

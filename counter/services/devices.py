@@ -16,11 +16,11 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, select, update
 
-from counter import push
-from counter.models import DEVICE_LABEL_LENGTH, Device, DeviceLink, Match, db, utcnow
-from counter.refusals import N_, NotFound
-from counter.services.lone_reads import LoneRead, moment
-from counter.services.transactions import writes
+from counter.game.refusals import N_, NotFound
+from counter.storage import push
+from counter.storage.lone_reads import LoneRead, moment
+from counter.storage.models import DEVICE_LABEL_LENGTH, Device, DeviceLink, Match, db, utcnow
+from counter.storage.transactions import writes
 
 # How stale "last seen" may get before a request writes it again: one write in a while,
 # not one per request.
@@ -77,7 +77,7 @@ def holder_of(row: tuple[Any, ...]) -> Holder:
 
 
 # What a request reads of the device asking, in this order (see Holder), and when it was
-# last seen: in a lone read (counter/services/lone_reads.py), asked on every request.
+# last seen: in a lone read (counter/storage/lone_reads.py), asked on every request.
 COLUMNS = (Device.id, Device.token, Device.owner, Device.match_id, Device.home, Device.seen_at)
 _BY_TOKEN = LoneRead(lambda: select(*COLUMNS).where(Device.token == bindparam("token")))
 

@@ -20,14 +20,14 @@ from datetime import timedelta
 from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.orm import aliased
 
-from counter import push
-from counter.models import Deal, Device, DeviceLink, Match, db, utcnow
-from counter.refusals import N_, Gone
-from counter.services import erasure, spent
+from counter.game.refusals import N_, Gone
 from counter.services import matches as match_store
+from counter.services import spent
 from counter.services.devices import Holder, let_go, match_ids, new_key
-from counter.services.owner_lock import lock_owners
-from counter.services.transactions import writes
+from counter.storage import erasure, push
+from counter.storage.models import Deal, Device, DeviceLink, Match, db, utcnow
+from counter.storage.owner_lock import lock_owners
+from counter.storage.transactions import writes
 
 LINK_LIFETIME = timedelta(minutes=15)
 TOKEN_MAX_LENGTH = 64

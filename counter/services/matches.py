@@ -8,15 +8,13 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
-from counter import parsing, push, scoring
-from counter.models import Deal, Match, db, utcnow
-from counter.parsing import RuleChanges, changed_rules
-from counter.refusals import N_, Conflict
-from counter.scoring import Preset, Seat
+from counter.game import parsing, scoring
+from counter.game.parsing import RuleChanges, changed_rules
+from counter.game.refusals import N_, Conflict
+from counter.game.scoring import Preset, Seat
 from counter.services import devices, queries, series, spent
 from counter.services.defaults import default_names
 from counter.services.devices import Holder
-from counter.services.owner_lock import lock_owners
 from counter.services.queries import MatchNotFound, Summary
 from counter.services.read_models import (
     MatchPage,
@@ -26,7 +24,10 @@ from counter.services.read_models import (
     full_view,
     standing,
 )
-from counter.services.transactions import writes
+from counter.storage import push
+from counter.storage.models import Deal, Match, db, utcnow
+from counter.storage.owner_lock import lock_owners
+from counter.storage.transactions import writes
 
 PAGE_SIZE = 20
 # Years of matches at a table; an export of them all still fits one import.

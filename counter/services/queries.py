@@ -11,13 +11,13 @@ from typing import Any, Literal, NamedTuple
 from sqlalchemy import Select, String, and_, bindparam, func, select, type_coerce
 from sqlalchemy.orm import raiseload, selectinload
 
-from counter import parsing, scoring
-from counter.models import Deal, Device, Match, db
-from counter.refusals import N_, NotFound
-from counter.scoring import HouseRules, Seat
+from counter.game import parsing, scoring
+from counter.game.refusals import N_, NotFound
+from counter.game.scoring import HouseRules, Seat
 from counter.services import devices, series
-from counter.services.lone_reads import LoneRead
 from counter.services.read_models import MatchRow, result_of, tally_holds
+from counter.storage.lone_reads import LoneRead
+from counter.storage.models import Deal, Device, Match, db
 
 
 class MatchNotFound(NotFound):
@@ -157,7 +157,7 @@ def version(
     games before it, gives another version: one light query tells a kept page is still
     what it shows.
 
-    A lone read (counter/services/lone_reads.py), or with ``snapshot`` one in the
+    A lone read (counter/storage/lone_reads.py), or with ``snapshot`` one in the
     session's snapshot, to read the match itself in after it; the values are the
     driver's either way, so the two give the same version of the same match."""
     if owner is None:

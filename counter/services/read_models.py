@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from counter import parsing, scoring
-from counter.models import Deal, Match
-from counter.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat
+from counter.game import parsing, scoring
+from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat
 from counter.services import series
 from counter.services.defaults import default_names
+from counter.storage.models import Deal, Match
 
 
 @dataclass(frozen=True)

@@ -25,15 +25,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
-from counter.models import Match, db
-from counter.scoring import Seat
+from counter.game.scoring import Seat
+from counter.storage.models import Match, db
 
 
 def _same_series(match: Any, first: Any, second: Any) -> ColumnElement[bool]:
     """``match`` is between the names ``first`` and ``second``, in either seat.
 
     Said as each seat's name being one of the two, which is the same, as a match's two
-    names always differ (counter/names.py), but which a database can look up in the
+    names always differ (counter/game/names.py), but which a database can look up in the
     series index (``ix_match_series``: owner, names, winner) instead of reading every
     match of the browser."""
     pair = (first, second)

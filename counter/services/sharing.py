@@ -6,12 +6,12 @@ import secrets
 
 from sqlalchemy import select
 
-from counter import push
-from counter.models import Match, db
-from counter.refusals import N_, NotFound
+from counter.game.refusals import N_, NotFound
 from counter.services import queries
 from counter.services.read_models import MatchView, full_view
-from counter.services.transactions import writes
+from counter.storage import push
+from counter.storage.models import Match, db
+from counter.storage.transactions import writes
 
 TOKEN_MAX_LENGTH = 32
 

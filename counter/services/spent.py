@@ -18,9 +18,9 @@ from enum import StrEnum
 
 from sqlalchemy import Select, bindparam, delete, select
 
-from counter.models import Spent, db
-from counter.refusals import N_, Conflict
-from counter.scoring import Preset
+from counter.game.refusals import N_, Conflict
+from counter.game.scoring import Preset
+from counter.storage.models import Spent, db
 
 
 class UidReused(Conflict):

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from counter import parsing
-from counter.models import Deal, Match, db
-from counter.scoring import Outcome
+from counter.game import parsing
+from counter.game.scoring import Outcome
+from counter.storage.models import Deal, Match, db
 
 # Outcomes every table plays; the others get a row only where deals were won by them.
 ALWAYS_SHOWN = (

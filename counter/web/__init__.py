@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from flask import Flask
 
-from counter import i18n
-from counter.names import NAME_MAX_LENGTH
-from counter.scoring import TARGETS, Outcome
-from counter.timestamps import iso_utc
+from counter.game.names import NAME_MAX_LENGTH
+from counter.game.scoring import TARGETS, Outcome
+from counter.storage.timestamps import iso_utc
 from counter.web import (
     assets,
     devices,
     export_import,
     history,
+    i18n,
     kept_pages,
     play,
     privacy,

@@ -7,11 +7,10 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter import limits
-from counter.browser import browser_key, changed, ensure_browser_key, ensure_device
-from counter.refusals import N_, Malformed
+from counter.game.refusals import N_, Malformed
 from counter.services import devices, keys
-from counter.web import forms
+from counter.web import forms, limits
+from counter.web.browser import browser_key, changed, ensure_browser_key, ensure_device
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 

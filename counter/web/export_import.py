@@ -13,14 +13,13 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import lazy_gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter import limits
-from counter.browser import browser_key, ensure_browser_key
-from counter.errors import status_of
-from counter.import_size import MEGABYTE, check_size, import_limit
-from counter.refusals import N_, Invalid, Refusal
+from counter.game.refusals import N_, Invalid, Refusal
 from counter.services import archive
-from counter.timestamps import iso_utc
-from counter.web import words
+from counter.storage.timestamps import iso_utc
+from counter.web import limits, words
+from counter.web.browser import browser_key, ensure_browser_key
+from counter.web.errors import status_of
+from counter.web.import_size import MEGABYTE, check_size, import_limit
 
 bp = limits.writes(Blueprint("archive", __name__))
 

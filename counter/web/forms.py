@@ -1,17 +1,18 @@
-"""Reading the pages' forms into typed values (by :mod:`counter.parsing`), and the page
+"""Reading the pages' forms into typed values (by :mod:`counter.game.parsing`), and the page
 that asks before a step that cannot be taken back."""
 
 from __future__ import annotations
 
 from flask import render_template, request
 
-from counter import i18n, parsing
-from counter.models import MAX_ID
-from counter.names import parse_names
-from counter.parsing import RuleChanges
-from counter.refusals import N_, Invalid, Malformed
-from counter.scoring import HouseRules, Outcome, Preset, Seat
+from counter.game import parsing
+from counter.game.names import parse_names
+from counter.game.parsing import RuleChanges
+from counter.game.refusals import N_, Invalid, Malformed
+from counter.game.scoring import HouseRules, Outcome, Preset, Seat
 from counter.services.queries import MatchNotFound
+from counter.storage.models import MAX_ID
+from counter.web import i18n
 
 
 def number(field: str) -> int | None:

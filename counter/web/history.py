@@ -7,13 +7,13 @@ from flask import Blueprint, flash, redirect, render_template, request, session,
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, limits, parsing
-from counter.browser import browser_key, owner_of, this_device
-from counter.errors import shows_again
-from counter.refusals import Refusal
+from counter.game import parsing
+from counter.game.refusals import Refusal
 from counter.services import deals, matches, sharing
 from counter.services.read_models import MatchView
-from counter.web import forms, kept_pages, site, words
+from counter.web import forms, i18n, kept_pages, limits, site, words
+from counter.web.browser import browser_key, owner_of, this_device
+from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 

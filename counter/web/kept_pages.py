@@ -20,8 +20,8 @@ from collections.abc import Callable, Hashable, Mapping
 from flask import Flask, current_app, g
 from markupsafe import Markup
 
-from counter.recent import Recent
-from counter.security import csrf_token
+from counter.web.recent import Recent
+from counter.web.security import csrf_token
 
 KEPT = 32  # pages, each of a few dozen KB: a table's match in both languages, and more
 

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from flask_babel import gettext, ngettext
 
-from counter import scoring
-from counter.scoring import Outcome, Seat
+from counter.game import scoring
+from counter.game.scoring import Outcome, Seat
 from counter.services.read_models import DealView, MatchView
 from counter.web import words
 

@@ -27,16 +27,16 @@ from flask_babel import force_locale, gettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from counter import browser, i18n, limits, rulebook, shapes
-from counter.browser import browser_key, ensure_device, this_device
-from counter.errors import shows_again
-from counter.refusals import N_, Malformed, Refusal
-from counter.scoring import TargetWouldReopenMatch
+from counter.game import rulebook
+from counter.game.refusals import N_, Malformed, Refusal
+from counter.game.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches, queries
 from counter.services.devices import Holder
 from counter.services.read_models import MatchView, blank_match
-from counter.services.transactions import one_snapshot
-from counter.web import forms, kept_pages, site, words
+from counter.storage.transactions import one_snapshot
+from counter.web import browser, forms, i18n, kept_pages, limits, shapes, site, words
+from counter.web.browser import browser_key, ensure_device, this_device
+from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("play", __name__))

@@ -8,10 +8,9 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, limits
-from counter.browser import browser_key, changed, device_id, ensure_device
 from counter.services import devices, keys, queries
-from counter.web import forms
+from counter.web import forms, i18n, limits
+from counter.web.browser import browser_key, changed, device_id, ensure_device
 from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("privacy", __name__))

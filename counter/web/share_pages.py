@@ -6,10 +6,10 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter import limits, live
-from counter.browser import owner_of
 from counter.services import sharing
-from counter.shapes import shared_json
+from counter.web import limits, live
+from counter.web.browser import owner_of
+from counter.web.shapes import shared_json
 
 bp = limits.writes(Blueprint("sharing", __name__))
 

@@ -10,11 +10,10 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter import i18n, limits
-from counter.browser import browser_key
-from counter.refusals import N_, Malformed
+from counter.game.refusals import N_, Malformed
 from counter.services import statistics
-from counter.web import assets
+from counter.web import assets, i18n, limits
+from counter.web.browser import browser_key
 
 bp = limits.writes(Blueprint("site", __name__))
 

@@ -1,7 +1,7 @@
 """The game's words on the pages and in the page's script, in the request's language.
 
 Outcomes are named here, once; the house rules and presets name themselves in
-:mod:`counter.scoring` and are translated here.
+:mod:`counter.game.scoring` and are translated here.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 from flask import g
 from flask_babel import lazy_gettext
 
-from counter import i18n
-from counter.refusals import Refusal
-from counter.scoring import PRESETS, HouseRules, Outcome
+from counter.game.refusals import Refusal
+from counter.game.scoring import PRESETS, HouseRules, Outcome
+from counter.web import i18n
 
 gettext = i18n.translate  # the per-request catalogue, cheaper than Flask-Babel's own
 

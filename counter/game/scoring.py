@@ -3,7 +3,7 @@
 Pure Python on purpose: nothing here knows about Flask, SQL or HTTP, so the
 rules can be read, tested and reused on their own. Everything else in the
 project asks this module what a deal is worth, who deals and who has won; the
-page's script gets the same answers as data (:mod:`counter.rulebook`).
+page's script gets the same answers as data (:mod:`counter.game.rulebook`).
 
 The rules follow the rule pages named on the counter's rules page
 (templates/rules/); the defaults are those of the browser counter this one
@@ -17,7 +17,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any, Literal, cast
 
-from counter.refusals import N_, Conflict, Invalid
+from counter.game.refusals import N_, Conflict, Invalid
 
 Seat = Literal[1, 2]
 SEATS: tuple[Seat, Seat] = (1, 2)
@@ -362,7 +362,7 @@ class Tally:
     """What a match's deals come to, whatever its target: both totals, how many deals
     there are, and who deals the next one.
 
-    A match keeps its tally as the rules work it out at every change (counter/models.py),
+    A match keeps its tally as the rules work it out at every change (counter/storage/models.py),
     so that a new deal adds itself to it instead of reading every deal before it.
     """
 

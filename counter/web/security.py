@@ -15,8 +15,8 @@ from itsdangerous import BadSignature
 from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from counter.errors import error_response
-from counter.recent import Recent
+from counter.web.errors import error_response
+from counter.web.recent import Recent
 
 csrf = CSRFProtect()
 

@@ -13,9 +13,9 @@ from flask import Blueprint
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
-from counter import limits
-from counter.errors import roll_back
-from counter.models import db
+from counter.storage.models import db
+from counter.web import limits
+from counter.web.errors import roll_back
 
 bp = limits.limiter.exempt(Blueprint("health", __name__))
 

@@ -2,7 +2,7 @@
 
 Alembic and the migration scripts take about 15 MB of a process that has run them,
 and a worker would keep that for its whole life for one use at start. So a worker
-that starts with ``AUTO_MIGRATE`` runs ``python -m counter.migrating`` and waits for
+that starts with ``AUTO_MIGRATE`` runs ``python -m counter.storage.migrating`` and waits for
 it; the database's address goes to it in the environment, never on a command line
 that ``ps`` shows. Workers starting together on one SQLite file migrate it one at a
 time (PostgreSQL takes an advisory lock in migrations/env.py instead).
@@ -22,7 +22,7 @@ from pathlib import Path
 from flask import Flask
 from sqlalchemy import Engine
 
-from counter.models import db
+from counter.storage.models import db
 
 try:
     import fcntl
@@ -44,7 +44,7 @@ def register(app: Flask) -> None:
 def upgrade_in_own_process(url: str) -> None:
     """Bring the database at ``url`` to the latest migration, in another process."""
     finished = subprocess.run(
-        [sys.executable, "-m", "counter.migrating"],
+        [sys.executable, "-m", "counter.storage.migrating"],
         env={**os.environ, DATABASE_VARIABLE: url},
         capture_output=True,
         text=True,

@@ -3,7 +3,7 @@ deal is recorded and a history listed without reading every deal of the match, a
 when it was kept (``tallied_at``: the ``played_at`` of the change that wrote it).
 
 Every match's tally is worked out here from its deals, by the rules
-(:func:`counter.scoring.tally`), a match at a time; so this revision reads the database
+(:func:`counter.game.scoring.tally`), a match at a time; so this revision reads the database
 and cannot be written out as SQL alone (``flask db upgrade --sql``).
 
 Revision ID: 0013
@@ -18,7 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-from counter import scoring
+from counter.game import scoring
 
 revision = "0013"
 down_revision = "0012"

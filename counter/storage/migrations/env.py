@@ -6,7 +6,7 @@ from alembic import context
 from flask import current_app
 from sqlalchemy import Connection, text
 
-from counter.models import db
+from counter.storage.models import db
 
 LOCK_KEY = 6_606_066  # any constant shared by every app server
 

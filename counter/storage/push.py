@@ -1,7 +1,7 @@
 """Live changes: every change of a match is pushed to the screens that show it.
 
 A write announces that a match changed, after it commits; every open event
-stream of that match (:mod:`counter.live`) then reads the match as it is and sends
+stream of that match (:mod:`counter.web.live`) then reads the match as it is and sends
 it on. The write itself never builds the match for its readers: a deal into a
 long match costs what one into a short match does, however many screens watch.
 Within one process the hub hands it over in memory. With ``PUSH_URL`` (a Redis URL) each process
@@ -27,7 +27,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from counter.models import utcnow
+from counter.storage.models import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ _held = threading.local()  # the announcements of the write this thread is in, i
 @contextmanager
 def after_writing() -> Iterator[None]:
     """Hold the announcements made inside (by a write), and make them as it ends: after
-    its transaction and its turn (counter/services/transactions.py), so that a Redis slow
+    its transaction and its turn (counter/storage/transactions.py), so that a Redis slow
     to answer never keeps the next write waiting."""
     if getattr(_held, "news", None) is not None:  # a write inside a write: the outer one
         yield

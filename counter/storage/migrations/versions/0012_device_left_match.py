@@ -1,6 +1,6 @@
 """Each device remembers the match it showed when it started the one it shows now, so
 that another phone still showing that match is offered the new one when it comes back
-(counter/live.py), not only while its page was open.
+(counter/web/live.py), not only while its page was open.
 
 Revision ID: 0012
 Revises: 0011

@@ -1,6 +1,6 @@
 """What an erase leaves behind nowhere: on SQLite, neither the database file nor its log.
 
-Every connection runs with ``secure_delete`` on (:func:`counter.models.tune_engine`),
+Every connection runs with ``secure_delete`` on (:func:`counter.storage.models.tune_engine`),
 so that SQLite overwrites with zeros what it deletes instead of leaving it in
 free space. Its write-ahead log still holds whole copies of the pages as they
 were written; after an erase the log is written into the database and emptied.
@@ -9,7 +9,7 @@ PostgreSQL keeps deleted rows until its autovacuum reclaims them.
 
 from __future__ import annotations
 
-from counter.models import db
+from counter.storage.models import db
 
 
 def empty_the_log() -> None:

@@ -9,8 +9,8 @@ import threading
 
 from flask import Flask, current_app, g, request
 
-from counter import i18n
-from counter.refusals import N_, Busy, TooLarge
+from counter.game.refusals import N_, Busy, TooLarge
+from counter.web import i18n
 
 IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
 FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from counter.refusals import N_, Invalid
+from counter.game.refusals import N_, Invalid
 
 NAME_MAX_LENGTH = 40
 # English; each page shows them in its own language (i18n.default_names).

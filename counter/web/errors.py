@@ -1,11 +1,11 @@
 """Error responses, mapped in one place: JSON under /api, a page elsewhere, never a bare 500.
 
-Each kind of :class:`~counter.refusals.Refusal` answers the status that
+Each kind of :class:`~counter.game.refusals.Refusal` answers the status that
 :data:`STATUSES` gives it, here and nowhere else. On a page, a refused
 form is shown again with the message (the view says which page shows it, see
 :func:`shows_again`); any other refusal gets the error page.
 A database that does not answer (down, cut off, a file that cannot be opened) is
-a :class:`~counter.refusals.Busy` wait too: 503 with ``Retry-After``, and the
+a :class:`~counter.game.refusals.Busy` wait too: 503 with ``Retry-After``, and the
 phone's outbox sends the tap again.
 """
 
@@ -21,10 +21,11 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
 from werkzeug.routing import RequestRedirect
 
-from counter import i18n, refusals
-from counter.models import db
-from counter.parsing import NotJson
-from counter.refusals import N_, Busy, Refusal
+from counter.game import refusals
+from counter.game.parsing import NotJson
+from counter.game.refusals import N_, Busy, Refusal
+from counter.storage.models import db
+from counter.web import i18n
 
 API_PREFIX = "/api/"
 

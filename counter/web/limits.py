@@ -37,8 +37,8 @@ from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from limits.storage import MemoryStorage, RedisStorage
 
-from counter.browser import browser_key
-from counter.errors import error_response
+from counter.web.browser import browser_key
+from counter.web.errors import error_response
 
 WRITE_METHODS = ["POST", "PATCH", "DELETE"]
 # The defaults, each a setting of its own (config.py). A phone that was offline for

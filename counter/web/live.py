@@ -3,7 +3,7 @@
 ``GET /api/matches/<id>/events`` serves the devices of the match's key,
 ``GET /api/shared/<token>/events`` anyone with a share link. Each stream first
 sends the match as it is (unless ``Last-Event-ID`` says the client has it), then
-every change as :mod:`counter.push` announces it, a heartbeat when there is none
+every change as :mod:`counter.storage.push` announces it, a heartbeat when there is none
 for a while, and ends after a few minutes: ``EventSource`` reconnects by itself
 and resumes with ``Last-Event-ID``. Each event's id is a digest of its data.
 
@@ -25,12 +25,12 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, stream_with_context
 from flask_babel import gettext
 
-from counter import push
-from counter.browser import browser_key, changed, device_id, owner_of
-from counter.models import db
-from counter.refusals import N_, NotFound, TooMany
+from counter.game.refusals import N_, NotFound, TooMany
 from counter.services import devices, matches, sharing
-from counter.shapes import match_json, shared_from
+from counter.storage import push
+from counter.storage.models import db
+from counter.web.browser import browser_key, changed, device_id, owner_of
+from counter.web.shapes import match_json, shared_from
 
 bp = Blueprint("live", __name__, url_prefix="/api")
 

@@ -1,4 +1,4 @@
-"""The rules of :mod:`counter.scoring` as data, for the page's script.
+"""The rules of :mod:`counter.game.scoring` as data, for the page's script.
 
 The script scores a tap before the server answers (static/standing.js), and holds
 no rule of its own: what each outcome is worth under each house rule, who deals and
@@ -18,8 +18,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, cast
 
-from counter.refusals import Invalid
-from counter.scoring import (
+from counter.game.refusals import Invalid
+from counter.game.scoring import (
     DEFAULT_RULES,
     SEATS,
     TARGETS,

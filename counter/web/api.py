@@ -8,22 +8,28 @@ from typing import Any, TypeVar
 
 from flask import Blueprint, Response, request, url_for
 
-from counter import answers, errors, i18n, limits, parsing, shapes
-
-# Every match this API answers with goes through match_answer: the whole match, or for a
-# deal, an undo or a settings change that asked for less (Prefer: return=minimal, ?since=N),
-# only what the client lacks (counter/answers.py).
-from counter.answers import match_answer as match_json
-from counter.browser import browser_key, ensure_browser_key, ensure_device, owner_of, this_device
-from counter.import_size import check_size
-from counter.parsing import NotJson
-from counter.refusals import N_, Invalid
-from counter.security import same_origin_only
+from counter.game import parsing
+from counter.game.parsing import NotJson
+from counter.game.refusals import N_, Invalid
 from counter.services import archive, deals, matches, sharing
 from counter.services.queries import MatchNotFound
 from counter.services.read_models import MatchView
-from counter.shapes import page_json, shared_json
-from counter.web import overtaken
+from counter.web import answers, errors, i18n, limits, overtaken, shapes
+
+# Every match this API answers with goes through match_answer: the whole match, or for a
+# deal, an undo or a settings change that asked for less (Prefer: return=minimal, ?since=N),
+# only what the client lacks (counter/web/answers.py).
+from counter.web.answers import match_answer as match_json
+from counter.web.browser import (
+    browser_key,
+    ensure_browser_key,
+    ensure_device,
+    owner_of,
+    this_device,
+)
+from counter.web.import_size import check_size
+from counter.web.security import same_origin_only
+from counter.web.shapes import page_json, shared_json
 
 bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
 # JSON bodies cannot be sent cross-site without CORS, which this API does not

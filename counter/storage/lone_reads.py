@@ -26,7 +26,7 @@ from sqlalchemy import Select, exc
 from sqlalchemy.engine import Dialect
 from sqlalchemy.pool import PoolProxiedConnection
 
-from counter.models import db
+from counter.storage.models import db
 
 
 class LoneRead:

@@ -2,7 +2,7 @@
 
 The key moves from the cookie to this table: the cookie only names the device,
 so that it never has to change again. A browser whose cookie still carries a key
-gets its device row the first time it is seen (counter.browser).
+gets its device row the first time it is seen (counter.web.browser).
 
 Revision ID: 0011
 Revises: 0010

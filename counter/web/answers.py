@@ -17,9 +17,9 @@ from typing import Any
 
 from flask import Response, g, request
 
-from counter import parsing, scoring
+from counter.game import parsing, scoring
 from counter.services.read_models import MatchView
-from counter.shapes import match_json, update_json
+from counter.web.shapes import match_json, update_json
 
 # The writes whose answer a client may shorten: a deal, an undo, a settings change.
 SHORTENED = frozenset({"api.record_deal", "api.undo_last_deal", "api.change_match"})

@@ -10,8 +10,8 @@ from flask_babel import Babel, format_decimal, get_locale, get_translations
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header
 
-from counter.names import DEFAULT_NAMES
-from counter.refusals import Refusal
+from counter.game.names import DEFAULT_NAMES
+from counter.game.refusals import Refusal
 from counter.services import defaults
 
 LANGUAGES = ("bg", "en")

@@ -6,9 +6,9 @@ import functools
 from dataclasses import replace
 from typing import Any
 
-from counter import scoring
+from counter.game import scoring
 from counter.services.read_models import DealView, MatchPage, MatchView
-from counter.timestamps import iso_utc
+from counter.storage.timestamps import iso_utc
 
 
 def match_json(match: MatchView) -> dict[str, Any]:
@@ -16,7 +16,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
 
     ``table`` is what the match's house rules make of each outcome now, so that a
     client can score a tap itself before the server answers (see
-    :meth:`counter.scoring.HouseRules.as_table`).
+    :meth:`counter.game.scoring.HouseRules.as_table`).
     """
     body: dict[str, Any] = {
         "id": match.id,

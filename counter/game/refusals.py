@@ -2,7 +2,7 @@
 
 Pure Python, like the rules that raise most of these: nothing here knows about
 HTTP. The web layer maps each kind to a response in one place
-(:data:`counter.errors.STATUSES`), whether the client is a page or the JSON API.
+(:data:`counter.web.errors.STATUSES`), whether the client is a page or the JSON API.
 """
 
 from __future__ import annotations

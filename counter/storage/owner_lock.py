@@ -3,7 +3,7 @@
 A cap (matches, deals) is counted and then added to inside one transaction; two
 such transactions for one key at once would each count the same total and
 together go past it. On SQLite every write transaction already begins with
-``BEGIN IMMEDIATE`` (:data:`counter.models.WRITE`), which lets one writer in at a
+``BEGIN IMMEDIATE`` (:data:`counter.storage.models.WRITE`), which lets one writer in at a
 time. On PostgreSQL the transaction takes an advisory lock on a number made
 from the key, held until it commits or rolls back.
 """
@@ -14,7 +14,7 @@ import hashlib
 
 from sqlalchemy import func, select
 
-from counter.models import db
+from counter.storage.models import db
 
 
 def _lock_number(owner: str) -> int:

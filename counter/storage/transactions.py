@@ -1,7 +1,7 @@
 """Write transactions: each change is one transaction that takes the write lock up front.
 
 A refusal rolls the transaction back, so a refused request changes nothing. A
-write that cannot get the database's lock in time is a :class:`~counter.refusals.Busy`
+write that cannot get the database's lock in time is a :class:`~counter.game.refusals.Busy`
 refusal (503 with Retry-After), never an error page.
 """
 
@@ -15,10 +15,9 @@ from typing import ParamSpec, TypeVar
 from flask import current_app
 from sqlalchemy.exc import OperationalError
 
-from counter import push
-from counter.models import WRITE, db
-from counter.refusals import N_, Busy
-from counter.services import turns
+from counter.game.refusals import N_, Busy
+from counter.storage import push, turns
+from counter.storage.models import WRITE, db
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -31,7 +30,7 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
     """Run a service in a write transaction; a refusal rolls back, so it changes nothing.
 
     The write's announcements to live pages go out once it is over and its turn let go
-    (:func:`counter.push.after_writing`): a Redis slow to answer never holds up the
+    (:func:`counter.storage.push.after_writing`): a Redis slow to answer never holds up the
     next write."""
 
     @functools.wraps(service)

@@ -6,7 +6,7 @@ games are counted over match rows alone, and what its deals come to (its tally:
 both totals, how many deals, who deals next), so that a deal is recorded, and a
 history listed, without reading every deal. Everything else (running totals, who
 dealt each deal, when a match finished, the games won) is worked out from the deals
-by :mod:`counter.scoring`; tests/test_consistency.py holds both kept values to it.
+by :mod:`counter.game.scoring`; tests/test_consistency.py holds both kept values to it.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from sqlalchemy import (
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, relationship
 
-from counter.names import DEFAULT_NAMES, NAME_MAX_LENGTH
-from counter.parsing import REQUEST_ID_MAX_LENGTH
-from counter.scoring import DEFAULT_TARGET, HouseRules, Tally
+from counter.game.names import DEFAULT_NAMES, NAME_MAX_LENGTH
+from counter.game.parsing import REQUEST_ID_MAX_LENGTH
+from counter.game.scoring import DEFAULT_TARGET, HouseRules, Tally
 
 OWNER_KEY_LENGTH = 64
 DEVICE_LABEL_LENGTH = 40
@@ -71,7 +71,7 @@ class ChoiceOf(TypeDecorator[StrEnum]):
 
 
 def house_rules_columns() -> Any:
-    """The columns of :class:`~counter.scoring.HouseRules`, one per rule, as one attribute.
+    """The columns of :class:`~counter.game.scoring.HouseRules`, one per rule, as one attribute.
 
     Derived from the rules' own fields: a new house rule needs a migration, not
     a change here.

@@ -1,7 +1,7 @@
 """What a request sends, read into the typed values the services take, or refused with why.
 
 Pure Python: nothing here knows about Flask. The pages (:mod:`counter.web.forms`),
-the JSON API (:mod:`counter.api`) and the import of an exported file
+the JSON API (:mod:`counter.web.api`) and the import of an exported file
 (:mod:`counter.services.archive`) take the raw values out of what they were sent
 and hand them here; the services are never given an unchecked value.
 
@@ -20,9 +20,9 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, cast
 
-from counter.names import DEFAULT_NAMES, parse_names
-from counter.refusals import N_, Invalid, Malformed, as_sent
-from counter.scoring import (
+from counter.game.names import DEFAULT_NAMES, parse_names
+from counter.game.refusals import N_, Invalid, Malformed, as_sent
+from counter.game.scoring import (
     DEFAULT_RULES,
     MAX_DEALS_PER_MATCH,
     PRESETS,
@@ -107,7 +107,7 @@ def preset(value: object) -> Preset:
 
 
 def rule_changes(value: object) -> RuleChanges:
-    """Switches spelled as :meth:`~counter.scoring.HouseRules.as_dict` does, each checked."""
+    """Switches spelled as :meth:`~counter.game.scoring.HouseRules.as_dict` does, each checked."""
     if not isinstance(value, dict):
         raise Invalid(N_("Send the house rules as an object of switches."))
     switches = {switch.name: switch for switch in HouseRules.switches()}

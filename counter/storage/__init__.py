@@ -1,0 +1,1 @@
+"""Where matches are kept: the database's tables, migrations, transactions and push."""
