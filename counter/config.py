@@ -39,9 +39,11 @@ ENVIRONMENT = {
 }
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 # On PostgreSQL: a database that does not answer fails a request within 3 s (503, try
-# again) instead of holding it for minutes. (A pooled connection the database closed is
-# not given out either: counter.storage.models checks for that without a round trip.)
-POSTGRESQL_ENGINE_OPTIONS: dict[str, Any] = {"connect_args": {"connect_timeout": 3}}
+# again) instead of holding it for minutes.
+POSTGRESQL_ENGINE_OPTIONS: dict[str, Any] = {
+    "connect_args": {"connect_timeout": 3},
+    "pool_pre_ping": True,  # a connection the server closed (restarted) is replaced unseen
+}
 
 
 def configure(

@@ -325,7 +325,6 @@ def test_a_silent_stream_is_opened_afresh_and_the_page_looks_meanwhile(
     server, app = served
     heartbeat = app.config["LIVE_HEARTBEAT_S"]
     app.config["LIVE_HEARTBEAT_S"] = 0.5
-    app.extensions["kept_pages"].clear()  # pages rendered with the heartbeat before
     context = phone(browser, server)
     try:
         page = context.new_page()
@@ -345,5 +344,4 @@ def test_a_silent_stream_is_opened_afresh_and_the_page_looks_meanwhile(
         assert len(opened) >= 2
     finally:
         app.config["LIVE_HEARTBEAT_S"] = heartbeat
-        app.extensions["kept_pages"].clear()
         context.close()

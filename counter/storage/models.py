@@ -11,7 +11,6 @@ by :mod:`counter.game.scoring`; tests/test_consistency.py holds both kept values
 
 from __future__ import annotations
 
-import select
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -32,7 +31,6 @@ from sqlalchemy import (
     event,
     text,
 )
-from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, relationship
 
 from counter.game.names import DEFAULT_NAMES, NAME_MAX_LENGTH
@@ -230,9 +228,6 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
     pysqlite's own transaction handling is switched off so that a write can start
     with ``BEGIN IMMEDIATE`` (see :data:`WRITE`): it then waits its turn for the
     write lock up front, instead of failing half-way when another write got in first.
-
-    On PostgreSQL a pooled connection the server has closed is never given out
-    (:func:`_closed_by_the_server`).
     """
     if engine.dialect.name == "postgresql":
 
@@ -242,8 +237,6 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
             cursor.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
             cursor.close()
             connection.commit()
-
-        event.listen(engine, "checkout", _closed_by_the_server)
 
     if engine.dialect.name != "sqlite":
         return
@@ -266,38 +259,6 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
         mode = connection.get_execution_options().get(SQLITE_BEGIN, "DEFERRED")
         if mode is not None:
             connection.exec_driver_sql(f"BEGIN {mode}")
-
-
-def _closed_by_the_server(connection: Any, _record: Any, _proxy: Any) -> None:
-    """Refuse a pooled PostgreSQL connection that the server has closed (restarted,
-    or cut off and back): the pool then makes a new one, so no request gets it.
-
-    An idle connection has nothing to read from the server unless it was closed (or,
-    rarely, the server told it something on its own): only then is it asked a
-    ``SELECT 1``, and refused if that fails. A connection that is fine costs no round
-    trip, where SQLAlchemy's ``pool_pre_ping`` sends one with every request. What this
-    does not see: a connection dropped on the way without a word to either end (a
-    firewall's idle timeout). The request that finds it dead answers 503, try again,
-    and the pool replaces it then.
-    """
-    if not _has_input(connection.fileno()):
-        return
-    try:
-        cursor = connection.cursor()
-        cursor.execute("SELECT 1")
-        cursor.close()
-        connection.rollback()
-    except Exception as error:  # any failure of the driver: this connection is done
-        raise DisconnectionError("the database closed this connection") from error
-
-
-def _has_input(descriptor: int) -> bool:
-    """Whether there is something to read on ``descriptor``, without waiting."""
-    if hasattr(select, "poll"):  # any descriptor number, where select() stops at 1024
-        poller = select.poll()
-        poller.register(descriptor, select.POLLIN)
-        return bool(poller.poll(0))
-    return bool(select.select([descriptor], [], [], 0)[0])
 
 
 SQLITE_BEGIN = "sqlite_begin"

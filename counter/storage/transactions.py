@@ -8,15 +8,13 @@ refusal (503 with Retry-After), never an error page.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-from flask import current_app
 from sqlalchemy.exc import OperationalError
 
 from counter.game.refusals import N_, Busy
-from counter.storage import push, turns
+from counter.storage import push
 from counter.storage.models import WRITE, db
 
 P = ParamSpec("P")
@@ -29,13 +27,13 @@ BUSY = N_("The counter is busy with another write; nothing was changed. Try agai
 def writes(service: Callable[P, R]) -> Callable[P, R]:
     """Run a service in a write transaction; a refusal rolls back, so it changes nothing.
 
-    The write's announcements to live pages go out once it is over and its turn let go
+    The write's announcements to live pages go out once it is over
     (:func:`counter.storage.push.after_writing`): a Redis slow to answer never holds up the
     next write."""
 
     @functools.wraps(service)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        with push.after_writing(), _turn():
+        with push.after_writing():
             try:
                 begin_write()
                 return service(*args, **kwargs)
@@ -49,21 +47,6 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
                 raise
 
     return run
-
-
-@contextmanager
-def _turn() -> Iterator[None]:
-    """This write's turn among the writers to the same SQLite file (see turns.py); a turn
-    that does not come within the lock timeout is refused as busy, changing nothing."""
-    turn = turns.turn_of(db.engine)
-    if turn is None:
-        yield
-        return
-    try:
-        with turn.taken(current_app.config["WRITE_LOCK_TIMEOUT_MS"] / 1000):
-            yield
-    except turns.NoTurn as error:
-        raise Busy(BUSY) from error
 
 
 def one_snapshot() -> None:

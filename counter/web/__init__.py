@@ -13,7 +13,6 @@ from counter.web import (
     export_import,
     history,
     i18n,
-    kept_pages,
     play,
     privacy,
     share_pages,
@@ -35,7 +34,6 @@ BLUEPRINTS = (
 def init_app(app: Flask) -> None:
     """Register the pages, and give every template the game's words and numbers."""
     assets.init_app(app)
-    kept_pages.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     app.jinja_env.globals.update(

@@ -3,7 +3,7 @@ continuing an unfinished match and deleting one."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
@@ -11,7 +11,7 @@ from counter.game import parsing
 from counter.game.refusals import Refusal
 from counter.services import deals, matches, sharing
 from counter.services.read_models import MatchView
-from counter.web import forms, i18n, kept_pages, limits, site, words
+from counter.web import forms, i18n, limits, words
 from counter.web.browser import browser_key, owner_of, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
@@ -22,21 +22,11 @@ bp = limits.writes(Blueprint("history", __name__))
 
 @bp.get("/matches")
 def history() -> str:
-    """This browser's matches, newest first.
-
-    Rendered once for what it shows and kept (counter/web/kept_pages.py), as the
-    counter is: the rows it lists, which of them is on the counter, and the language
-    and display it is in; with a message of its own it is rendered each time."""
+    """This browser's matches, newest first."""
     page = parsing.page_number(request.args.get("page", "1"))
     listed = matches.list_matches(owner=browser_key(), page=page)
     current_id = matches.shown_id(owner=browser_key(), device=this_device())
-    shows = (tuple(listed.matches), listed.page, listed.pages, listed.total, current_id)
-    looks = (i18n.current_language(), *site.display().values())
-    where = (request.script_root, request.full_path)
-    key = None if "_flashes" in session else ("history", where, shows, looks)
-    return kept_pages.page(
-        key, lambda: render_template("history.html", page=listed, current_id=current_id), {}
-    )
+    return render_template("history.html", page=listed, current_id=current_id)
 
 
 @bp.get("/matches/<match_id:match_id>")

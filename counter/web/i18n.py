@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
 
-from flask import Flask, g, has_request_context, request
-from flask_babel import Babel, format_decimal, get_locale, get_translations
+from flask import Flask, has_request_context, request
+from flask_babel import Babel, format_decimal, get_locale, gettext
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header
 
@@ -64,31 +63,14 @@ def current_language() -> str:
     return str(get_locale() or DEFAULT_LANGUAGE)
 
 
-def _catalogue() -> Any:
-    """This request's translations, looked up once: Flask-Babel looks again on every call."""
-    catalogue = g.get("catalogue")
-    if catalogue is None:
-        catalogue = g.catalogue = get_translations()
-    return catalogue
-
-
 def translate(message: str, **params: object) -> str:
-    """``message`` in this request's language, filled in: gettext at a fraction of the cost."""
-    text = str(_catalogue().ugettext(message))
-    return text % params if params else text
+    """``message`` in this request's language, filled in."""
+    return str(gettext(message, **params))
 
 
 def decimal(value: float) -> str:
     """A number with one decimal, written as this language writes it ("6,0" in Bulgarian)."""
     return str(format_decimal(value, format="0.0"))
-
-
-def _template_gettext(message: str) -> str:
-    return str(_catalogue().ugettext(message))
-
-
-def _template_ngettext(singular: str, plural: str, count: int) -> str:
-    return str(_catalogue().ungettext(singular, plural, count))
 
 
 def init_app(app: Flask, translations: str) -> None:
@@ -98,11 +80,6 @@ def init_app(app: Flask, translations: str) -> None:
         app,
         locale_selector=select_language,
         default_translation_directories=translations,
-    )
-    # The same catalogues as Flask-Babel's, for templates at a fraction of the cost
-    # per message (the history page shows several per match).
-    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
-        _template_gettext, _template_ngettext, newstyle=True
     )
     app.jinja_env.globals["current_language"] = current_language
     app.jinja_env.globals["decimal"] = decimal

@@ -3,8 +3,6 @@ the import page and the JSON API."""
 
 from __future__ import annotations
 
-import ctypes
-import gc
 import threading
 
 from flask import Flask, current_app, g, request
@@ -51,23 +49,7 @@ def _allow_large_imports() -> None:
 
 def _next_import(_error: BaseException | None) -> None:
     if g.pop("importing", False):
-        _give_back_memory()
         _one_import.release()
-
-
-def _give_back_memory() -> None:
-    """Free what the file became (some of it in cycles) and hand the freed memory back to
-    the system, so that imports one after another do not each raise the worker's peak."""
-    gc.collect()
-    if _libc is not None:
-        _libc.malloc_trim(0)
-
-
-try:  # glibc keeps freed memory for the process unless asked; others have no such call
-    _libc: ctypes.CDLL | None = ctypes.CDLL("libc.so.6")
-    _libc.malloc_trim  # type: ignore[union-attr]  # noqa: B018 - present, or AttributeError
-except (OSError, AttributeError):
-    _libc = None
 
 
 def init_app(app: Flask) -> None:

@@ -8,33 +8,27 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from collections.abc import Callable, Hashable
 from typing import Any
 
 from flask import (
     Blueprint,
     abort,
     flash,
-    g,
     jsonify,
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from flask_babel import force_locale, gettext
-from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from counter.game import rulebook
 from counter.game.refusals import N_, Malformed, Refusal
 from counter.game.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches, queries
-from counter.services.devices import Holder
 from counter.services.read_models import MatchView, blank_match
-from counter.storage.transactions import one_snapshot
-from counter.web import browser, forms, i18n, kept_pages, limits, shapes, site, words
+from counter.web import forms, i18n, limits, shapes, words
 from counter.web.browser import browser_key, ensure_device, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
@@ -48,40 +42,9 @@ def shown_match() -> MatchView:
     return current or blank_match()
 
 
-REQUEST_ID, NEW_UID = Markup("<request-id>"), Markup("<new-uid>")  # see kept_pages
-
-
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
     """The counter page, with the refusal's message when a form was refused."""
-    match = match or _match_of_form() or shown_match()
-    return _home_page(None, lambda: _render_home(match, error))
-
-
-def _home_page(shows: Hashable | None, render: Callable[[], str]) -> str:
-    """The page ``render`` makes, kept under ``shows`` (what it shows; None: not kept)
-    with the language and display it is in, unless it has a message of its own
-    (counter/web/kept_pages.py): a reload, another phone at the table, gets it again."""
-    return kept_pages.page(_home_key(shows), render, _home_values())
-
-
-def _kept_home(shows: Hashable) -> str | None:
-    """The counter page kept for what it shows, if one is."""
-    return kept_pages.kept(_home_key(shows), _home_values())
-
-
-def _home_key(shows: Hashable | None) -> Hashable | None:
-    """What a counter page showing ``shows`` is kept under: also its language, display
-    and kind of host; None (not kept) with a message of this request on it."""
-    if shows is None or "_flashes" in session or request.method != "GET":
-        return None
-    looks = (i18n.current_language(), *site.display().values(), plain_http())
-    return ("home", shows, request.script_root, request.full_path, *looks)
-
-
-def _home_values() -> dict[str, str]:
-    # One fresh id per page: resubmitting its forms (double tap, back button, retry)
-    # records its deal, or starts its new match, once.
-    return {REQUEST_ID: secrets.token_urlsafe(16), NEW_UID: uuid.uuid4().hex}
+    return _render_home(match or _match_of_form() or shown_match(), error)
 
 
 def _render_home(match: MatchView, error: Refusal | None) -> str:
@@ -92,8 +55,10 @@ def _render_home(match: MatchView, error: Refusal | None) -> str:
     return render_template(
         "home.html",
         match=match,
-        request_id=REQUEST_ID,
-        new_uid=NEW_UID,
+        # One fresh id per page: resubmitting its forms (double tap, back button, retry)
+        # records its deal, or starts its new match, once.
+        request_id=secrets.token_urlsafe(16),
+        new_uid=uuid.uuid4().hex,
         error=None if error is None else words.explain(error),
         words=words.script_words(),
         state=state,
@@ -153,45 +118,8 @@ def _refused_form(error: Refusal) -> str:
 
 @bp.get("/")
 def home() -> str:
-    """The current match, or a blank one before this browser has recorded anything.
-
-    Rendered again only when the match changed: one light query says which match it
-    is and whether it changed (``matches.shown_version``), and a page kept under that
-    is sent again. Otherwise the page is rendered from the match as one snapshot shows
-    it, with its version read in that snapshot too, never another, so it is kept only
-    under what it shows."""
-    device, version = _device_and_version()
-    owner = None if device is None else device.owner
-    kept = _kept_home(("blank",) if version is None else version)
-    if kept is not None:
-        return kept
-    one_snapshot()
-    version = matches.shown_version(owner=owner, device=device, snapshot=True)
-    try:
-        return _home_page(
-            ("blank",) if version is None else version,
-            lambda: _render_home(
-                blank_match()
-                if version is None
-                else matches.get_match(owner=owner, match_id=version[0]),
-                None,
-            ),
-        )
-    except queries.MatchNotFound:  # deleted or handed over a moment ago: as it is now
-        return render_home(shown_match())
-
-
-def _device_and_version() -> tuple[Holder | None, tuple[Any, ...] | None]:
-    """The device asking and the version of the match it shows: in one read when its
-    cookie names it (the device may note, in a write of its own, that it was seen)."""
-    token = browser.device_token()
-    if token is None:
-        device = this_device()
-        owner = None if device is None else device.owner
-        return device, matches.shown_version(owner=owner, device=device)
-    device, version = matches.shown_on(token=token)
-    browser.found(device)
-    return device, version
+    """The current match, or a blank one before this browser has recorded anything."""
+    return render_home(shown_match())
 
 
 @bp.get("/words/<language>.json")
@@ -202,11 +130,9 @@ def later_words(language: str) -> Response:
     if language not in i18n.LANGUAGES:
         abort(404)
     with force_locale(language):
-        g.pop("catalogue", None)  # i18n keeps the request's own catalogue
         # With the counter a browser sees before its first match: what the page shows once
         # its match is gone (static/outbox.js), which it learns only from the server.
         response = jsonify({**words.later_words(), "blank": _for_the_script(blank_match())})
-    g.pop("catalogue", None)
     response.cache_control.no_cache = True
     return response
 

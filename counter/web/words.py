@@ -12,13 +12,11 @@ import json
 from typing import Any
 
 from flask import g
-from flask_babel import lazy_gettext
+from flask_babel import gettext, lazy_gettext
 
 from counter.game.refusals import Refusal
 from counter.game.scoring import PRESETS, HouseRules, Outcome
 from counter.web import i18n
-
-gettext = i18n.translate  # the per-request catalogue, cheaper than Flask-Babel's own
 
 # What each outcome is called on its button, and when to tap it, seen from the
 # player who receives the points.
