@@ -1,11 +1,10 @@
-"""What the service stores to stay fast agrees with what the rules derive from the deals.
+"""What the service stores agrees with what the rules derive from the deals.
 
 Random sequences of real operations (new matches, deals, undos, target switches,
 renames, corrections, deletions, changes of rules and of who deals first) through the
-service; afterwards every match's stored winner and tally (both totals, the number of
-deals, who deals next) are those its deals give, its deals are numbered 1..n, each deal
-is worth what its outcome earns under the rules it was recorded with, and the
-games shown match the series rule as stated by :func:`games_in_series` below.
+service; afterwards every match's stored winner is the one its deals give, its deals are
+numbered 1..n, each deal is worth what its outcome earns under the rules it was recorded
+with, and the games shown match the series rule as stated by :func:`games_in_series`.
 """
 
 from __future__ import annotations
@@ -16,13 +15,13 @@ import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import delete, select, update
+from sqlalchemy import select
 
 from counter.game import parsing, scoring
 from counter.game.refusals import Refusal
-from counter.services import deals, matches, queries
-from counter.services.read_models import deal_result
-from counter.storage.models import Deal, Match, db, utcnow
+from counter.services import deals, matches
+from counter.storage import repository
+from counter.storage.models import Match, db
 
 from conftest import empty_tables
 
@@ -76,7 +75,7 @@ def games_in_series(
 
 
 def apply(operation: tuple[Any, ...]) -> None:
-    current = queries.current_id(OWNER)
+    current = repository.current_id(OWNER)
     who = {"owner": OWNER, "match_id": current}
     try:
         if operation[0] == "start":
@@ -133,13 +132,16 @@ def test_stored_flags_and_games_agree_with_the_rules(app: Flask, history: list[A
         stored = db.session.scalars(select(Match).where(Match.owner == OWNER).order_by(Match.id))
         expected_winners = []
         for match in stored:
-            results = [deal_result(deal) for deal in match.deals]
+            results = [
+                scoring.DealResult(
+                    deal.player, scoring.Outcome(deal.outcome), deal.points, deal.rules
+                )
+                for deal in match.deals
+            ]
             for result in results:
                 scoring.check_points(result)
             result = scoring.standing(results, match.target)
             assert match.won_by == result.winner
-            assert match.tally == scoring.tally(parsing.seat(match.first_dealer), results)
-            assert match.tallied_at == match.played_at  # so the kept tally is trusted
             assert [deal.number for deal in match.deals] == list(range(1, len(match.deals) + 1))
             expected_winners.append((match.names, result.winner))
         expected_games = games_in_series(expected_winners)
@@ -151,62 +153,3 @@ def test_stored_flags_and_games_agree_with_the_rules(app: Flask, history: list[A
             assert tuple(p.games for p in full.players) == games
             assert full.winner == summary.winner
         db.session.rollback()
-
-
-def three_deals() -> int:
-    """A new match (its first dealer the second player) with three deals: 2:1."""
-    empty_tables()
-    started, _ = matches.start_match(owner=OWNER, first_dealer=2)
-    assert started.id is not None
-    for seat in (1, 2, 1):
-        deals.record_deal(owner=OWNER, match_id=started.id, seat=seat, outcome=NORMAL)
-    return started.id
-
-
-def undone_by_the_release_before() -> int:
-    """A match of three deals whose last a worker of the release before the tally undid,
-    finishing its requests while the new release had migrated: it deleted the deal and
-    stamped the match, and left the columns it did not know as they were."""
-    match_id = three_deals()
-    last = select(Deal.id).where(Deal.match_id == match_id).order_by(Deal.number.desc())
-    db.session.execute(delete(Deal).where(Deal.id == last.limit(1).scalar_subquery()))
-    stamped = update(Match).where(Match.id == match_id).values(won_by=None, played_at=utcnow())
-    db.session.execute(stamped)
-    db.session.commit()
-    return match_id
-
-
-def test_a_match_changed_by_the_release_before_lists_the_totals_of_its_deals(
-    app: Flask,
-) -> None:
-    with app.app_context():
-        undone_by_the_release_before()
-        (listed,) = matches.list_matches(owner=OWNER).matches
-    assert (listed.score, listed.deal_count) == ("1:1", 2)
-
-
-def test_a_deal_into_a_match_changed_by_the_release_before_follows_its_deals(
-    app: Flask,
-) -> None:
-    with app.app_context():
-        match_id = undone_by_the_release_before()
-        match, _ = deals.record_deal(owner=OWNER, match_id=match_id, seat=2, outcome=NORMAL)
-        whole = matches.get_match(owner=OWNER, match_id=match_id)
-    assert [deal.number for deal in whole.deals or ()] == [1, 2, 3]
-    assert (match.score, match.deal_count, match.dealer) == ("1:2", 3, whole.dealer)
-
-
-def test_a_deal_into_a_match_whose_kept_tally_fell_behind_is_recorded_after_its_deals(
-    app: Flask,
-) -> None:
-    with app.app_context():
-        match_id = three_deals()
-        behind = update(Match).where(Match.id == match_id).values(deal_count=1, score1=1)
-        db.session.execute(behind)  # as no write of the counter leaves it
-        db.session.commit()
-        match, recorded = deals.record_deal(owner=OWNER, match_id=match_id, seat=2, outcome=NORMAL)
-        assert recorded
-        assert (match.deal_count, match.score) == (4, "2:2")
-        kept = db.session.get_one(Match, match_id)
-        db.session.refresh(kept)
-        assert kept.tally == scoring.Tally(2, 2, 4, 2)

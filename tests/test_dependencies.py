@@ -462,9 +462,10 @@ def test_a_page_from_a_database_file_that_cannot_be_opened_is_a_503_page(
     assert "database is not answering just now" in response.get_data(as_text=True)
 
 
-def test_only_postgresql_gets_the_short_connect_timeout() -> None:
+def test_only_postgresql_gets_the_short_connect_timeout_and_the_pre_ping() -> None:
     assert engine_options("sqlite:///counter.sqlite", {}) == {"hide_parameters": True}
     assert engine_options("postgresql+psycopg://db.example/santase", {}) == {
         "hide_parameters": True,
         "connect_args": {"connect_timeout": 3},
+        "pool_pre_ping": True,
     }

@@ -14,9 +14,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from counter.game import match as game
 from counter.game import parsing
 from counter.services import archive, matches
 from counter.services.matches import TooManyMatches
+from counter.storage import repository
 from counter.storage.models import Match, db
 from counter.web import import_size
 
@@ -37,16 +39,16 @@ def stored_matches(app: Flask) -> int:
 def test_an_import_that_fails_half_way_stores_none_of_its_matches(
     app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inserted = archive._insert
+    inserted = repository.add_many
     calls: list[int] = []
 
-    def fail_on_the_second_batch(**kwargs: object) -> None:
+    def fail_on_the_second_batch(owner: str, matches: list[game.Match]) -> None:
         calls.append(1)
         if len(calls) == 2:
             raise ConnectionResetError("the connection was lost half-way")
-        inserted(**kwargs)  # type: ignore[arg-type]
+        inserted(owner, matches)
 
-    monkeypatch.setattr(archive, "_insert", fail_on_the_second_batch)
+    monkeypatch.setattr(repository, "add_many", fail_on_the_second_batch)
     body = bulk_export(archive.BATCH_MATCHES + 1)
     with pytest.raises(ConnectionResetError):
         client.post("/api/import", data=body, content_type="application/json")

@@ -111,25 +111,6 @@ def test_upgrading_records_the_winner_of_each_finished_match(first_schema_app: F
     assert winners == [(1, 1), (2, None)]
 
 
-def test_upgrading_keeps_the_tally_of_each_match(first_schema_app: Flask) -> None:
-    upgrade_to_latest(first_schema_app)
-    with first_schema_app.app_context():
-        kept = db.session.execute(
-            text("SELECT id, score1, score2, deal_count, dealer FROM match ORDER BY id")
-        ).all()
-    # 3:0, 3:1, 6:1, 7:1, each deal's winner dealing the next; and one wrong 66 for Мария.
-    assert kept == [(1, 7, 1, 4, 1), (2, 0, 2, 1, 2)]
-
-
-def test_upgrading_keeps_each_tally_as_of_the_last_change_of_its_match(
-    first_schema_app: Flask,
-) -> None:
-    upgrade_to_latest(first_schema_app)
-    with first_schema_app.app_context():
-        stamps = db.session.execute(text("SELECT played_at, tallied_at FROM match")).all()
-    assert all(played == tallied for played, tallied in stamps)
-
-
 def test_after_the_upgrade_play_goes_on(first_schema_app: Flask) -> None:
     upgrade_to_latest(first_schema_app)
     with first_schema_app.app_context():

@@ -397,35 +397,3 @@ def test_a_match_keeps_a_bounded_number_of_deals() -> None:
     with pytest.raises(scoring.TooManyDeals):
         scoring.check_room(scoring.MAX_DEALS_PER_MATCH)
     scoring.check_room(scoring.MAX_DEALS_PER_MATCH - 1)
-
-
-# --- the tally a match keeps -----------------------------------------------------------------
-
-
-def test_a_match_without_deals_tallies_nothing_and_its_first_dealer_deals() -> None:
-    assert scoring.tally(2, []) == scoring.Tally(0, 0, 0, 2)
-
-
-def test_the_tally_adds_each_deal_to_its_receiver_and_counts_it() -> None:
-    deals = [score_deal(1, Outcome.SCHWARZ), score_deal(2, Outcome.NORMAL)]
-    assert scoring.tally(1, deals).scores == (3, 1)
-    assert scoring.tally(1, deals).deals == 2
-
-
-def test_a_tie_is_counted_in_the_tally_and_scores_nothing() -> None:
-    tie = score_deal(None, Outcome.TIE, HouseRules(ties=scoring.Ties.NO_POINTS))
-    assert scoring.tally(1, [tie]) == scoring.Tally(0, 0, 1, 1)
-
-
-@pytest.mark.parametrize("rule", list(scoring.NextDealer))
-@pytest.mark.parametrize("winners", [[2, 2, 1], [1], [2, 1, 1, 2]])
-def test_the_tally_names_who_deals_next_as_the_dealers_do(
-    rule: scoring.NextDealer, winners: list[scoring.Seat]
-) -> None:
-    deals = [score_deal(winner, Outcome.NORMAL, HouseRules(next_dealer=rule)) for winner in winners]
-    assert scoring.tally(1, deals).dealer == scoring.dealers(1, deals)[-1]
-
-
-def test_a_deal_added_to_a_tally_is_the_tally_of_all_the_deals() -> None:
-    deals = [score_deal(2, Outcome.SCHNEIDER), score_deal(1, Outcome.FAILED_CLOSE)]
-    assert scoring.tally(1, deals[:1]).after(deals[1]) == scoring.tally(1, deals)

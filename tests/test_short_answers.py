@@ -3,17 +3,12 @@ it has not seen (Prefer: return=minimal, ?since=N); every other client gets the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 import yaml
 from flask.testing import FlaskClient
-from sqlalchemy import event
 from test_openapi import SPEC_PATH, fits
-
-from counter.services import queries
-from counter.storage.models import Deal
 
 from helpers import api_deal, api_play, api_start
 
@@ -155,56 +150,6 @@ def test_a_since_that_is_not_a_count_is_refused(client: FlaskClient, since: str)
     answer = deal(client, match_id, f"?since={since}")
     assert answer.status_code == 400
     assert client.get(f"/api/matches/{match_id}").json["deals"][-1]["number"] == 1
-
-
-def loaded_deals(during: Callable[[], Any]) -> tuple[Any, int]:
-    """What ``during`` returns, and how many stored deals it read as objects."""
-    loaded: list[Deal] = []
-
-    def count(target: Deal, _context: object) -> None:
-        loaded.append(target)
-
-    event.listen(Deal, "load", count)
-    try:
-        return during(), len(loaded)
-    finally:
-        event.remove(Deal, "load", count)
-
-
-def test_a_short_answered_deal_reads_no_deal_of_a_long_match_as_an_object(
-    client: FlaskClient,
-) -> None:
-    match_id = started_with_deals(client, 20)
-    answer, loaded = loaded_deals(lambda: deal(client, match_id, **MINIMAL))
-    assert answer.status_code == 201
-    assert answer.json["deal_count"] == 21
-    assert loaded == 0
-
-
-def test_a_short_answered_deal_adds_to_the_tally_without_reading_the_deals_before_it(
-    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    match_id = started_with_deals(client, 20)
-
-    def read_every_deal(match_id: int) -> list[queries.Entry]:
-        raise AssertionError(f"the deals of match {match_id} were read")
-
-    monkeypatch.setattr(queries, "ledger", read_every_deal)
-    answer = deal(client, match_id, **MINIMAL)
-    assert answer.status_code == 201
-    assert answer.json["players"][0]["score"] == 11  # 10:10 before it
-    assert answer.json["deal_count"] == 21
-
-
-def test_a_short_answered_undo_reads_only_the_deal_it_takes_back_and_the_new_last(
-    client: FlaskClient,
-) -> None:
-    match_id = started_with_deals(client, 20)
-    path = f"/api/matches/{match_id}/deals/last?number=20"
-    answer, loaded = loaded_deals(lambda: client.delete(path, headers=MINIMAL))
-    assert answer.status_code == 200
-    assert answer.json["deal_count"] == 19
-    assert loaded == 2
 
 
 def test_the_deal_that_wins_answers_short_with_when_the_match_finished(

@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 
 from counter.game.scoring import Outcome
 from counter.services import deals, matches
+from counter.storage import repository
 
 from helpers import api_deal, api_start
 
@@ -53,14 +54,14 @@ def test_a_duplicate_that_waits_for_its_deal_s_undo_records_nothing(
     with app.app_context():
         match, _ = matches.start_match(owner="k" * 32, names=("Ana", "Boris"))
         deals.record_deal(owner="k" * 32, match_id=match.id, seat=1, outcome=NORMAL, request_id="r")
-    view = deals._view
+    save = repository.save
 
     def slow_undo(*args: Any, **kwargs: Any) -> Any:
         if threading.current_thread().name == "undo":
             time.sleep(1.0)  # the match is locked meanwhile
-        return view(*args, **kwargs)
+        return save(*args, **kwargs)
 
-    monkeypatch.setattr(deals, "_view", slow_undo)
+    monkeypatch.setattr(repository, "save", slow_undo)
     recorded: list[bool] = []
 
     def undo() -> None:

@@ -357,39 +357,6 @@ class Standing:
         return Standing(self.scores, target, self.names)
 
 
-@dataclass(frozen=True)
-class Tally:
-    """What a match's deals come to, whatever its target: both totals, how many deals
-    there are, and who deals the next one.
-
-    A match keeps its tally as the rules work it out at every change (counter/storage/models.py),
-    so that a new deal adds itself to it instead of reading every deal before it.
-    """
-
-    first: int = 0
-    second: int = 0
-    deals: int = 0
-    dealer: Seat = 1
-
-    @property
-    def scores(self) -> tuple[int, int]:
-        return (self.first, self.second)
-
-    def after(self, deal: DealResult) -> "Tally":
-        """The tally once ``deal`` is added (whether the match may take it is
-        :meth:`Standing.after`'s to say)."""
-        first, second = added(self.scores, deal)
-        return Tally(first, second, self.deals + 1, next_dealer(self.dealer, deal))
-
-
-def tally(first_dealer: Seat, deals: Iterable[DealResult]) -> Tally:
-    """The tally of ``deals`` in order, the first of them dealt by ``first_dealer``."""
-    current = Tally(dealer=first_dealer)
-    for deal in deals:
-        current = current.after(deal)
-    return current
-
-
 def added(scores: tuple[int, int], deal: DealResult) -> tuple[int, int]:
     """Both totals once ``deal``'s points go to the player who received them."""
     first, second = scores

@@ -12,21 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
 
+from counter.game import match as game
 from counter.game import parsing, scoring
 from counter.game.names import NAME_MAX_LENGTH
 from counter.game.refusals import N_, Conflict, Invalid, Refusal, TooLarge, as_sent
 from counter.game.scoring import DealResult, HouseRules
-from counter.services import queries
 from counter.services.matches import MAX_MATCHES_PER_BROWSER, TooManyMatches
-from counter.services.read_models import deal_result
-from counter.storage.models import Deal, Match, db, utcnow
+from counter.storage import repository
+from counter.storage.models import Match, db, utcnow
 from counter.storage.owner_lock import lock_owners
 from counter.storage.timestamps import iso_utc
 from counter.storage.transactions import writes
@@ -46,36 +44,23 @@ MAX_DEALS_PER_BROWSER = 60_000
 BATCH_MATCHES = 200
 
 
-def _owned(owner: str | None) -> list[Match]:
-    if owner is None:
-        return []
-    return list(
-        db.session.scalars(
-            select(Match)
-            .where(Match.owner == owner)
-            .order_by(Match.id)
-            .options(selectinload(Match.deals))
-        )
-    )
-
-
 def export_document(*, owner: str | None) -> dict[str, Any]:
     """Every match of this browser, with its deals, as the JSON that import reads."""
     return {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": iso_utc(utcnow()),
-        "matches": [_exported(match) for match in _owned(owner)],
+        "matches": [_exported(stored.match) for stored in repository.all_of(owner)],
     }
 
 
-def _exported(match: Match) -> dict[str, Any]:
+def _exported(match: game.Match) -> dict[str, Any]:
     deals = []
-    for deal in match.deals:
+    for number, deal in enumerate(match.deals, 1):
         exported: dict[str, Any] = {
-            "number": deal.number,
+            "number": number,
             "player": deal.player,
-            "outcome": deal.outcome,
+            "outcome": deal.outcome.value,
             "points": deal.points,
             "created_at": iso_utc(deal.created_at),
             "corrected_at": iso_utc(deal.corrected_at),
@@ -98,51 +83,19 @@ def _exported(match: Match) -> dict[str, Any]:
 class ExportRow:
     """One deal of the spreadsheet export, with the match around it and both running totals."""
 
-    match: Match
-    deal: Deal
+    match: game.Match
+    number: int
+    deal: game.Deal
     scores: tuple[int, int]
 
 
 def export_rows(*, owner: str | None) -> Iterator[ExportRow]:
     """Every deal of this browser's matches, oldest match first."""
-    for match in _owned(owner):
-        results = [deal_result(deal) for deal in match.deals]
-        totals = scoring.running_totals(results, match.target, match.names)
-        for deal, after in zip(match.deals, totals, strict=True):
-            yield ExportRow(match=match, deal=deal, scores=after.scores)
-
-
-@dataclass(frozen=True)
-class ImportedDeal:
-    result: DealResult
-    created_at: datetime
-    corrected_at: datetime | None
-
-
-@dataclass(frozen=True)
-class ImportedMatch:
-    """A match of a file, checked against the rules."""
-
-    uid: str
-    players: tuple[str, str]
-    target: int
-    rules: HouseRules
-    first_dealer: int
-    created_at: datetime
-    deals: list[ImportedDeal]
-    won_by: int | None
-    tally: scoring.Tally
-
-    @property
-    def scores(self) -> tuple[int, int]:
-        return self.tally.scores
-
-    @property
-    def played_at(self) -> datetime:
-        times = [self.created_at]
-        for deal in self.deals:
-            times.append(deal.corrected_at or deal.created_at)
-        return max(times)
+    for stored in repository.all_of(owner):
+        match = stored.match
+        totals = match.running_totals()
+        for number, (deal, after) in enumerate(zip(match.deals, totals, strict=True), 1):
+            yield ExportRow(match=match, number=number, deal=deal, scores=after.scores)
 
 
 # Objects and lists an export of the largest import holds: the document, each match with
@@ -154,7 +107,7 @@ MOST_KEYS = 64
 MAX_BRACKETS = 2 * MAX_DEALS_PER_BROWSER + 3 * MAX_MATCHES + 2 * NAME_MAX_LENGTH * MAX_MATCHES + 10
 
 
-def read_document(raw: bytes | str) -> list[ImportedMatch]:
+def read_document(raw: bytes | str) -> list[game.Match]:
     """The matches of an exported file, each checked against the rules; or a clear refusal.
 
     UTF-8, UTF-16 and UTF-32 files are read alike.
@@ -215,7 +168,7 @@ def read_document(raw: bytes | str) -> list[ImportedMatch]:
     return matches
 
 
-def _checked_match(position: int, match: object) -> ImportedMatch:
+def _checked_match(position: int, match: object) -> game.Match:
     try:
         if not isinstance(match, dict) or set(match) != MATCH_FIELDS:
             raise Invalid(N_("The fields of the match are not those of an export."))
@@ -228,28 +181,25 @@ def _checked_match(position: int, match: object) -> ImportedMatch:
         if not isinstance(found, list):
             raise Invalid(N_("The deals of the match are not a list."))
         deals = [_checked_deal(number, deal, rules) for number, deal in enumerate(found, 1)]
-        results = [deal.result for deal in deals]
-        final = scoring.replay(results, target, players)
+        scoring.replay([deal.result for deal in deals], target, players)
         created_at = parsing.timestamp(match["created_at"])
     except Refusal as error:
         kind = TooLarge if isinstance(error, TooLarge) else Invalid
         raise kind(
             N_("Match %(position)s of the file: %(problem)s"), position=position, problem=error
         ) from None
-    return ImportedMatch(
+    return game.Match(
         uid=uid,
-        players=players,
-        target=target,
-        rules=rules,
-        first_dealer=first_dealer,
+        names=players,
         created_at=created_at,
+        target=target,
+        first_dealer=first_dealer,
+        rules=rules,
         deals=deals,
-        won_by=final.winner,
-        tally=scoring.tally(first_dealer, results),
     )
 
 
-def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> ImportedDeal:
+def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> game.Deal:
     if (
         not isinstance(deal, dict)
         or not DEAL_FIELDS <= set(deal) <= DEAL_FIELDS | {"rules"}
@@ -273,15 +223,15 @@ def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> Importe
         corrected_at = None if corrected is None else parsing.timestamp(corrected)
     except Refusal as error:
         raise Invalid(N_("Deal %(number)s: %(problem)s"), number=number, problem=error) from None
-    return ImportedDeal(result=result, created_at=created_at, corrected_at=corrected_at)
+    return game.Deal(result.player, result.outcome, result.points, rules, created_at, corrected_at)
 
 
 @dataclass(frozen=True)
 class ImportReport:
     """What an import adds: matches new to this browser, and those it already has."""
 
-    new: list[ImportedMatch]
-    present: list[ImportedMatch]
+    new: list[game.Match]
+    present: list[game.Match]
 
 
 def _present(owner: str | None, uids: list[str]) -> set[str]:
@@ -296,7 +246,7 @@ def _present(owner: str | None, uids: list[str]) -> set[str]:
     return have
 
 
-def preview(*, owner: str | None, matches: list[ImportedMatch]) -> ImportReport:
+def preview(*, owner: str | None, matches: list[game.Match]) -> ImportReport:
     """Which matches of a checked file this browser lacks, and which it has already."""
     have = _present(owner, [match.uid for match in matches])
     return ImportReport(
@@ -305,7 +255,7 @@ def preview(*, owner: str | None, matches: list[ImportedMatch]) -> ImportReport:
     )
 
 
-def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
+def import_matches(*, owner: str, matches: list[game.Match]) -> ImportReport:
     """Store the matches this browser lacks, all in one transaction or none of them.
 
     The caps are counted inside that transaction, under the browser's write lock
@@ -324,11 +274,11 @@ def import_matches(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
 
 
 @writes
-def _store(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
+def _store(*, owner: str, matches: list[game.Match]) -> ImportReport:
     lock_owners(owner)
     report = preview(owner=owner, matches=matches)
     new_deals = sum(len(match.deals) for match in report.new)
-    if queries.count_deals(owner) + new_deals > MAX_DEALS_PER_BROWSER:
+    if repository.count_deals(owner) + new_deals > MAX_DEALS_PER_BROWSER:
         raise TooManyMatches(
             N_(
                 "This browser would then keep more than %(most)s deals. Delete some "
@@ -336,7 +286,7 @@ def _store(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
             ),
             most=MAX_DEALS_PER_BROWSER,
         )
-    if queries.count(owner) + len(report.new) > MAX_MATCHES:
+    if repository.count(owner) + len(report.new) > MAX_MATCHES:
         raise TooManyMatches(
             N_(
                 "This browser would then keep more than %(most)s matches. Delete some "
@@ -345,49 +295,6 @@ def _store(*, owner: str, matches: list[ImportedMatch]) -> ImportReport:
             most=MAX_MATCHES,
         )
     for start in range(0, len(report.new), BATCH_MATCHES):
-        _insert(owner=owner, matches=report.new[start : start + BATCH_MATCHES])
+        repository.add_many(owner, report.new[start : start + BATCH_MATCHES])
     db.session.commit()
     return report
-
-
-def _insert(*, owner: str, matches: list[ImportedMatch]) -> None:
-    """Insert matches and their deals, not yet committed: two Core statements, each run
-    as a few multi-row INSERTs (SQLAlchemy's insertmanyvalues), not a row at a time."""
-    matches_table, deals_table = Match.__table__, Deal.__table__
-    ids = db.session.execute(
-        insert(matches_table).returning(matches_table.c.id, sort_by_parameter_order=True),
-        [
-            {
-                "uid": match.uid,
-                "owner": owner,
-                "player1": match.players[0],
-                "player2": match.players[1],
-                "target": match.target,
-                "first_dealer": match.first_dealer,
-                "created_at": match.created_at,
-                "played_at": match.played_at,
-                "tallied_at": match.played_at,
-                "won_by": match.won_by,
-                **queries.tally_columns(match.tally),
-                **match.rules.as_dict(),  # a column per house rule
-            }
-            for match in matches
-        ],
-    ).scalars()
-    rows = [
-        {
-            "match_id": match_id,
-            "number": number,
-            "player": deal.result.player,
-            "outcome": deal.result.outcome.value,
-            "points": deal.result.points,
-            "created_at": deal.created_at,
-            "corrected_at": deal.corrected_at,
-            "request_id": None,
-            **deal.result.rules.as_dict(),
-        }
-        for match_id, match in zip(ids, matches, strict=True)
-        for number, deal in enumerate(match.deals, 1)
-    ]
-    if rows:
-        db.session.execute(insert(deals_table), rows)

@@ -12,13 +12,11 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import delete, select, update
 
 from counter.game.refusals import N_, NotFound
 from counter.storage import push
-from counter.storage.lone_reads import LoneRead, moment
 from counter.storage.models import DEVICE_LABEL_LENGTH, Device, DeviceLink, Match, db, utcnow
 from counter.storage.transactions import writes
 
@@ -63,23 +61,14 @@ def _holder(device: Device) -> Holder:
 
 
 def find(*, token: str) -> Holder | None:
-    """The device with this cookie token, or None (never registered, or forgotten)."""
-    row = _BY_TOKEN.first(token=token)
-    return None if row is None else holder_of(row)
-
-
-def holder_of(row: tuple[Any, ...]) -> Holder:
-    """The device of a lone read of :data:`COLUMNS`; noting, now and then, that it was seen."""
-    *holder, seen_at = row
-    if utcnow() - moment(seen_at) > SEEN_EVERY:
-        _seen(device_id=holder[0])
-    return Holder(*holder)
-
-
-# What a request reads of the device asking, in this order (see Holder), and when it was
-# last seen: in a lone read (counter/storage/lone_reads.py), asked on every request.
-COLUMNS = (Device.id, Device.token, Device.owner, Device.match_id, Device.home, Device.seen_at)
-_BY_TOKEN = LoneRead(lambda: select(*COLUMNS).where(Device.token == bindparam("token")))
+    """The device with this cookie token, or None (never registered, or forgotten);
+    noting, now and then, that it was seen."""
+    device = db.session.scalar(select(Device).where(Device.token == token))
+    if device is None:
+        return None
+    if utcnow() - device.seen_at > SEEN_EVERY:
+        _seen(device_id=device.id)
+    return _holder(device)
 
 
 @writes

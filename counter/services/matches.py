@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+import uuid
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from counter.game import parsing, scoring
+from counter.game import match as game
 from counter.game.parsing import RuleChanges, changed_rules
 from counter.game.refusals import N_, Conflict
-from counter.game.scoring import Preset, Seat
-from counter.services import devices, queries, series, spent
+from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, Preset, Seat
+from counter.services import devices, spent
 from counter.services.defaults import default_names
 from counter.services.devices import Holder
-from counter.services.queries import MatchNotFound, Summary
-from counter.services.read_models import (
-    MatchPage,
-    MatchView,
-    PlayerView,
-    deal_result,
-    full_view,
-    standing,
-)
-from counter.storage import push
-from counter.storage.models import Deal, Match, db, utcnow
+from counter.services.read_models import MatchPage, MatchView, view
+from counter.storage import push, repository, series
+from counter.storage.models import Match, db, utcnow
 from counter.storage.owner_lock import lock_owners
+from counter.storage.repository import MatchNotFound, Stored
 from counter.storage.transactions import writes
 
 PAGE_SIZE = 20
@@ -44,40 +37,19 @@ class MatchIsFinished(Conflict):
 
 def get_match(*, owner: str | None, match_id: int) -> MatchView:
     """One of this browser's matches, with its deals."""
-    return full_view(*queries.load(owner, match_id))
+    return view(repository.load(owner, match_id))
 
 
 def current_match(*, owner: str | None, device: Holder | None = None) -> MatchView | None:
     """The match on this device's screen; for a device that has none yet, the match
     this browser played in last. With its deals."""
-    shown = devices.shown_match_id(device=device)
-    if shown is not None:
-        return full_view(*queries.load(owner, shown))
-    found = queries.load_current(owner)
-    return None if found is None else full_view(*found)
+    shown = shown_id(owner=owner, device=device)
+    return None if shown is None else get_match(owner=owner, match_id=shown)
 
 
-def shown_version(
-    *, owner: str | None, device: Holder | None = None, snapshot: bool = False
-) -> tuple[Any, ...] | None:
-    """The version (:func:`queries.version`, ``snapshot`` as there) of the match
-    :func:`current_match` gives, its id first; None when that is no match yet."""
-    if device is not None and device.match_id is not None:
-        found = queries.version(owner, device.match_id, snapshot=snapshot)
-        if found is not None:
-            return found
-    return queries.version(owner, None, snapshot=snapshot)
-
-
-def shown_on(*, token: str) -> tuple[Holder | None, tuple[Any, ...] | None]:
-    """The device with this cookie token, and the version :func:`shown_version` gives
-    for it: one lone read, and a second only for a device with no match of its own."""
-    found = queries.device_and_version(token)
-    if found is None:
-        return None, None
-    row, version = found
-    device = devices.holder_of(row)
-    return device, version if version is not None else queries.version(device.owner, None)
+def count(*, owner: str | None) -> int:
+    """How many matches this browser keeps."""
+    return 0 if owner is None else repository.count(owner)
 
 
 def owns(*, owner: str, match_id: int) -> bool:
@@ -88,16 +60,7 @@ def owns(*, owner: str, match_id: int) -> bool:
 
 def shown_id(*, owner: str | None, device: Holder | None) -> int | None:
     """The id of the match on this device's screen (or the one played in last)."""
-    return devices.shown_match_id(device=device) or queries.current_id(owner)
-
-
-def played(match: Match) -> None:
-    """The match is played in now: its tally is worked out from its deals (loaded), as of
-    now (see Match.tallied_at). Every write through the ORM ends with it; a deal and an undo,
-    which write with Core statements, keep the tally themselves (services/deals.py)."""
-    results = [deal_result(deal) for deal in match.deals]
-    match.tally = scoring.tally(parsing.seat(match.first_dealer), results)
-    match.played_at = match.tallied_at = utcnow()
+    return devices.shown_match_id(device=device) or repository.current_id(owner)
 
 
 def pin(device: Holder | None, match_id: int) -> None:
@@ -108,43 +71,25 @@ def pin(device: Holder | None, match_id: int) -> None:
 
 def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
     """A page of this browser's matches, newest first, as summaries without deals."""
-    total = 0 if owner is None else queries.count(owner)
+    total = 0 if owner is None else repository.count(owner)
     pages = max(1, math.ceil(total / per_page))
     if not 1 <= page <= pages:
         raise MatchNotFound(
             N_("There is no page %(page)s; the history has %(pages)s."), page=page, pages=pages
         )
-    rows = [] if owner is None else queries.page_summaries(owner, (page - 1) * per_page, per_page)
-    games = (
-        []
-        if owner is None
-        else series.games_on_page(owner, [(row.id, row.names, row.won_by) for row in rows])
-    )
+    if owner is None:
+        return MatchPage(matches=[], page=page, pages=pages, total=total)
+    found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
+    rows = [(each.id, each.match.names, each.match.winner) for each in found]
+    games = series.games_on_page(owner, rows)
     return MatchPage(
-        matches=[_summary(row, each) for row, each in zip(rows, games, strict=True)],
+        matches=[
+            view(each, with_deals=False, games=shown)
+            for each, shown in zip(found, games, strict=True)
+        ],
         page=page,
         pages=pages,
         total=total,
-    )
-
-
-def _summary(row: Summary, games: tuple[int, int]) -> MatchView:
-    """A match of a history page, from its kept tally and winner."""
-    return MatchView(
-        id=row.id,
-        uid=row.uid,
-        target=row.target,
-        players=(
-            PlayerView(1, row.names[0], row.scores[0], games[0]),
-            PlayerView(2, row.names[1], row.scores[1], games[1]),
-        ),
-        winner=row.won_by,
-        deal_count=row.deal_count,
-        created_at=row.created_at,
-        finished_at=None if row.won_by is None else row.last_deal_at,
-        played_at=row.played_at,
-        rules=row.rules,
-        first_dealer=row.first_dealer,
     )
 
 
@@ -168,7 +113,7 @@ def start_match(
     rules and target together. The same ``uid`` again (a retried or repeated
     request, a phone that started the match offline) answers the match it started.
     """
-    lock_owners(owner)  # the cap below is counted by one writer of this browser at a time
+    lock_owners(owner)  # the cap is counted by one writer of this browser at a time
     asked = spent.settings_digest(
         target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer
     )
@@ -178,37 +123,20 @@ def start_match(
         if found is not None:
             return found, False
     previous = None if device is None else shown_id(owner=owner, device=device)
-    check_room(owner)
-    current = queries.current_id(owner)
-    latest = None if current is None else db.session.get_one(Match, current)
-    # House rules not given are those of the match played last: the browser's last choice.
-    base = scoring.DEFAULT_RULES if latest is None else latest.rules
-    if preset is not None:
-        base = preset.rules
-    chosen_rules = base if rules is None else changed_rules(base, rules)
-    if names is None:
-        names = default_names() if latest is None else latest.names
-    if target is None:
-        target = scoring.DEFAULT_TARGET if preset is None else preset.target
-    dealer: Seat = 1 if first_dealer is None else first_dealer
-    match = Match(
-        owner=owner,
-        player1=names[0],
-        player2=names[1],
-        target=target,
-        first_dealer=dealer,
-        rules=chosen_rules,
-        deals=[],
-    )
-    played(match)
-    if uid is not None:
-        match.uid = uid
-        spent.spend_uid(owner=owner, uid=uid, settings=asked)
-    db.session.add(match)
     try:
-        db.session.flush()
-        if device is not None:
-            devices.shows(device_id=device.id, match_id=match.id, started_from=previous)
+        stored = _start(
+            owner=owner,
+            device=device,
+            uid=uid,
+            target=target,
+            names=names,
+            rules=rules,
+            preset=preset,
+            first_dealer=first_dealer,
+            previous=previous,
+        )
+        if uid is not None:
+            spent.spend_uid(owner=owner, uid=uid, settings=asked)
         db.session.commit()
     except IntegrityError:
         # The same uid, sent twice at once (a retry racing its first try): it is there now.
@@ -218,14 +146,65 @@ def start_match(
             raise
         return found, False
     if device is not None and previous is not None:
-        push.moved(match_id=previous, to=match.id, by=device.id)
-    return full_view(match, series.games_before(owner, match.names, match.id)), True
+        push.moved(match_id=previous, to=stored.id, by=device.id)
+    stored.earlier = series.games_before(owner, stored.match.names, stored.id)
+    return view(stored), True
+
+
+def _start(
+    *,
+    owner: str,
+    device: Holder | None,
+    uid: str | None = None,
+    target: int | None = None,
+    names: tuple[str, str] | None = None,
+    rules: RuleChanges | None = None,
+    preset: Preset | None = None,
+    first_dealer: Seat | None = None,
+    previous: int | None = None,
+) -> Stored:
+    """The one way a match starts: stored (not yet committed) as the one on ``device``'s
+    screen, with what was not given taken from the match played last, else the defaults."""
+    lock_owners(owner)
+    check_room(owner)
+    latest_id = repository.current_id(owner)
+    latest = None if latest_id is None else db.session.get_one(Match, latest_id)
+    base = DEFAULT_RULES if latest is None else latest.rules
+    if preset is not None:
+        base = preset.rules
+    if names is None:
+        names = default_names() if latest is None else latest.names
+    if target is None:
+        target = DEFAULT_TARGET if preset is None else preset.target
+    at = utcnow()
+    match = game.Match(
+        uid=uid or uuid.uuid4().hex,
+        names=names,
+        created_at=at,
+        target=target,
+        first_dealer=first_dealer or 1,
+        rules=base if rules is None else changed_rules(base, rules),
+    )
+    stored = repository.add(owner, match, at=at)
+    if device is not None:
+        devices.shows(device_id=device.id, match_id=stored.id, started_from=previous)
+    return stored
+
+
+def for_writing(*, owner: str, match_id: int | None, device: Holder | None) -> Stored:
+    """The match a change goes into, locked, and the one on ``device``'s screen from now
+    on; with no id, this browser's first match, started now."""
+    if match_id is None:
+        return _start(owner=owner, device=device)
+    stored = repository.load(owner, match_id, for_update=True)
+    pin(device, match_id)
+    return stored
 
 
 def check_room(owner: str) -> None:
     """Refuse one more match for a browser that keeps as many as it may; in a transaction
     that holds the browser's lock (:func:`lock_owners`), so that the count stays true."""
-    if queries.count(owner) >= MAX_MATCHES_PER_BROWSER:
+    if repository.count(owner) >= MAX_MATCHES_PER_BROWSER:
         raise TooManyMatches(
             N_(
                 "This browser keeps at most %(most)s matches. Export them, then delete "
@@ -238,37 +217,6 @@ def check_room(owner: str) -> None:
 def _with_uid(owner: str, uid: str) -> MatchView | None:
     match_id = db.session.scalar(select(Match.id).where(Match.owner == owner, Match.uid == uid))
     return None if match_id is None else get_match(owner=owner, match_id=match_id)
-
-
-def load_or_start(
-    owner: str, match_id: int | None, device: Holder | None = None, *, deals: bool = True
-) -> tuple[Match, tuple[int, int]]:
-    """The match to change, locked, with its deals if asked; with no id, this browser's
-    first match, started now.
-
-    Either way it is the match on ``device``'s screen from now on.
-    """
-    if match_id is not None:
-        found = queries.load(owner, match_id, for_update=True, deals=deals)
-        pin(device, match_id)
-        return found
-    lock_owners(owner)
-    check_room(owner)
-    names = default_names()
-    match = Match(
-        owner=owner,
-        player1=names[0],
-        player2=names[1],
-        target=scoring.DEFAULT_TARGET,
-        first_dealer=1,
-        rules=scoring.DEFAULT_RULES,
-        deals=[],
-    )
-    played(match)
-    db.session.add(match)
-    db.session.flush()
-    pin(device, match.id)
-    return match, (0, 0)
 
 
 @writes
@@ -284,65 +232,52 @@ def change_match(
     play_on: bool = False,
     device: Holder | None = None,
 ) -> MatchView:
-    """Switch the target, rename the players, change the house rules or the first dealer.
-
-    A target that a score already reaches is refused; a higher target for a
-    finished match takes its win back, and is refused unless ``play_on``. New
-    rules count from the next deal: recorded deals keep theirs. A preset sets the
-    rules and, unless ``target`` is given, the target. With no ``match_id`` the
-    browser's first match is started with these settings.
-    """
-    match, earlier = load_or_start(owner, match_id, device)
-    current = standing(match)
-    if names is not None:
-        current = scoring.Standing(current.scores, current.target, names)
-    if preset is not None:
-        match.rules = preset.rules
-        target = preset.target if target is None else target
-    if target is not None:
-        current = current.with_target(target, play_on=play_on)
+    """Switch the target, rename the players, change the house rules or the first dealer
+    (see :meth:`counter.game.match.Match.change`). With no ``match_id`` the browser's
+    first match is started with these settings."""
+    stored = for_writing(owner=owner, match_id=match_id, device=device)
+    match = stored.match
+    named = match.names
+    chosen = None
     if rules is not None:
-        match.rules = changed_rules(match.rules, rules)
-    if first_dealer is not None and first_dealer != match.first_dealer:
-        if match.deals:
-            raise Conflict(N_("Who dealt first can only be changed before the first deal."))
-        match.first_dealer = first_dealer
-    renamed = current.names != match.names
-    match.player1, match.player2 = current.names
-    match.target = current.target
-    match.won_by = current.winner  # playing on reopens the match
-    played(match)
+        chosen = changed_rules(match.rules if preset is None else preset.rules, rules)
+    match.change(
+        names=names,
+        target=target,
+        rules=chosen,
+        preset=preset,
+        first_dealer=first_dealer,
+        play_on=play_on,
+    )
+    repository.save(stored, at=utcnow())
     db.session.commit()
-    if renamed or match_id is None:  # new names put the match in another series
-        earlier = series.games_before(owner, match.names, match.id)
-    view = full_view(match, earlier)
-    push.changed(view.id)
-    return view
+    if match.names != named or match_id is None:  # new names put the match in another series
+        stored.earlier = series.games_before(owner, match.names, stored.id)
+    push.changed(stored.id)
+    return view(stored)
 
 
 @writes
 def resume_match(*, owner: str, match_id: int, device: Holder | None = None) -> MatchView:
     """Make an unfinished match the one on ``device``'s screen again, with all it had."""
-    match, earlier = queries.load(owner, match_id, for_update=True)
-    if match.won_by is not None:
+    stored = repository.load(owner, match_id, for_update=True)
+    if stored.match.winner is not None:
         raise MatchIsFinished(
             N_("This match is over; start a new one, or undo its last deal to play on.")
         )
-    played(match)
+    repository.save(stored, at=utcnow())
     pin(device, match_id)
     db.session.commit()
-    return full_view(match, earlier)
+    return view(stored)
 
 
 @writes
 def delete_match(*, owner: str, match_id: int) -> MatchView:
     """Delete one match with its deals (and so its share link); returns what was deleted."""
-    match, earlier = queries.load(owner, match_id, for_update=True)
-    deleted = full_view(match, earlier)
-    spent.spend_uid_of_deleted(owner=owner, uid=match.uid)
-    db.session.execute(delete(Deal).where(Deal.match_id == match.id))
-    db.session.execute(delete(Match).where(Match.id == match.id))
+    stored = repository.load(owner, match_id, for_update=True)
+    deleted = view(stored)
+    spent.spend_uid_of_deleted(owner=owner, uid=stored.match.uid)
+    repository.delete(stored)
     db.session.commit()
-    db.session.expunge(match)
     push.deleted(match_id)
     return deleted

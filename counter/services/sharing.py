@@ -7,9 +7,8 @@ import secrets
 from sqlalchemy import select
 
 from counter.game.refusals import N_, NotFound
-from counter.services import queries
-from counter.services.read_models import MatchView, full_view
-from counter.storage import push
+from counter.services.read_models import MatchView, view
+from counter.storage import push, repository
 from counter.storage.models import Match, db
 from counter.storage.transactions import writes
 
@@ -19,7 +18,7 @@ TOKEN_MAX_LENGTH = 32
 @writes
 def share_match(*, owner: str, match_id: int) -> str:
     """The read-only link token of a match, made on first use."""
-    match, _earlier = queries.load(owner, match_id, for_update=True)
+    match = repository.load(owner, match_id, for_update=True).row
     if match.share_token is None:
         match.share_token = secrets.token_urlsafe(16)
         db.session.commit()
@@ -29,7 +28,7 @@ def share_match(*, owner: str, match_id: int) -> str:
 @writes
 def stop_sharing(*, owner: str, match_id: int) -> None:
     """Revoke the share link: it shows nothing from now on."""
-    match, _earlier = queries.load(owner, match_id, for_update=True)
+    match = repository.load(owner, match_id, for_update=True).row
     match.share_token = None
     db.session.commit()
     push.recheck([match_id])  # its live read-only pages end now
@@ -62,5 +61,6 @@ def shared_match(*, token: str) -> MatchView:
         ).one_or_none()
     if row is None:
         raise NotFound(N_("This match is not shared any more."))
-    match, _earlier = queries.load(row.owner, row.id)
-    return full_view(match, (0, 0))
+    stored = repository.load(row.owner, row.id)
+    stored.earlier = (0, 0)
+    return view(stored)

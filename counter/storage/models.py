@@ -1,12 +1,9 @@
 """The database tables: matches owned by a browser, and the deals recorded in them.
 
-Only what cannot be derived is stored, and two things that can, each written by the
-rules at every change: each match keeps the seat that won it (``won_by``), so that
-games are counted over match rows alone, and what its deals come to (its tally:
-both totals, how many deals, who deals next), so that a deal is recorded, and a
-history listed, without reading every deal. Everything else (running totals, who
-dealt each deal, when a match finished, the games won) is worked out from the deals
-by :mod:`counter.game.scoring`; tests/test_consistency.py holds both kept values to it.
+Only what cannot be derived is stored, and one thing that can: each match keeps the
+seat that won it (``won_by``), written with every change (counter/storage/repository.py),
+so that games are counted in an index of match rows alone. Everything else (totals,
+who deals, when a match finished) is worked out from the deals by the game.
 """
 
 from __future__ import annotations
@@ -35,7 +32,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, re
 
 from counter.game.names import DEFAULT_NAMES, NAME_MAX_LENGTH
 from counter.game.parsing import REQUEST_ID_MAX_LENGTH
-from counter.game.scoring import DEFAULT_TARGET, HouseRules, Tally
+from counter.game.scoring import DEFAULT_TARGET, HouseRules
 
 OWNER_KEY_LENGTH = 64
 DEVICE_LABEL_LENGTH = 40
@@ -116,7 +113,6 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
         CheckConstraint("won_by IN (1, 2)", name="ck_match_won_by"),
         CheckConstraint("first_dealer IN (1, 2)", name="ck_match_first_dealer"),
-        CheckConstraint("dealer IN (1, 2)", name="ck_match_dealer"),
         # A match keeps its uid through export and import: importing twice adds nothing.
         UniqueConstraint("owner", "uid", name="uq_match_owner_uid"),
         UniqueConstraint("share_token", name="uq_match_share_token"),
@@ -132,19 +128,8 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     player2: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH), default=DEFAULT_NAMES[1])
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # The seat that won, as the rules worked it out from the deals at the last write
-    # (a deal, an undo, a target switch), so that games are counted over match rows
-    # without summing every deal. tests/test_consistency.py holds it to the rules.
+    # The seat that won, as the game works it out from the deals, written with every change.
     won_by: Mapped[int | None] = mapped_column(SmallInteger)
-    # What the deals come to (scoring.Tally), as the rules worked it out at the last
-    # change of the deals or of who dealt first: a new deal adds itself to it.
-    tally: Mapped[Tally] = composite(
-        Tally,
-        mapped_column("score1", SmallInteger, default=0, server_default="0"),
-        mapped_column("score2", SmallInteger, default=0, server_default="0"),
-        mapped_column("deal_count", SmallInteger, default=0, server_default="0"),
-        mapped_column("dealer", SmallInteger, default=1, server_default="1"),
-    )
     # The house rules the next deal will be recorded under, and who dealt first;
     # the dealer of every later deal follows from the deals.
     rules: Mapped[HouseRules] = house_rules_columns()
@@ -152,11 +137,6 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     # When this browser last played in the match (started, recorded, undid,
     # corrected or continued it): the counter shows the match played last.
     played_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # The played_at of the change that last wrote the tally. A match played in since
-    # by a writer that does not keep it (a worker of the release before, finishing its
-    # requests during an upgrade) has another played_at, and its tally is worked out
-    # afresh from its deals where it is read (services/deals.py, queries.page_summaries).
-    tallied_at: Mapped[datetime | None]
     # While set, /shared/<share_token> shows the match, read-only, to anyone with the link.
     share_token: Mapped[str | None] = mapped_column(String(32))
 

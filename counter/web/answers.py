@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Response, g, request
 
-from counter.game import parsing, scoring
+from counter.game import parsing
 from counter.services.read_models import MatchView
 from counter.web.shapes import match_json, update_json
 
@@ -38,15 +38,6 @@ def match_answer(match: MatchView) -> dict[str, Any]:
     if not shortened():
         return match_json(match)
     return update_json(match, since=g.get("answer_since"))
-
-
-def known() -> int:
-    """How many of the match's deals the client holds, which its answer may leave out:
-    all of them for ``return=minimal`` alone, none for the whole match."""
-    if not shortened():
-        return 0
-    since: int | None = g.get("answer_since")
-    return scoring.MAX_DEALS_PER_MATCH if since is None else since
 
 
 def shortened() -> bool:

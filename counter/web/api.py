@@ -9,11 +9,12 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, request, url_for
 
 from counter.game import parsing
+from counter.game.match import DealsChanged
 from counter.game.parsing import NotJson
 from counter.game.refusals import N_, Invalid
 from counter.services import archive, deals, matches, sharing
-from counter.services.queries import MatchNotFound
 from counter.services.read_models import MatchView
+from counter.storage.repository import MatchNotFound
 from counter.web import answers, errors, i18n, limits, overtaken, shapes
 
 # Every match this API answers with goes through match_answer: the whole match, or for a
@@ -208,15 +209,11 @@ def record_deal(
             request_id=request_id,
             after=after,
             device=this_device(),
-            known=answers.known(),
         )
-    except deals.DealsChanged as changed:
-        ask = overtaken.question(match=changed.match, after=after or 0, seat=seat, outcome=outcome)
-        body = {
-            "error": i18n.explain(changed),
-            "match": shapes.match_json(changed.match),
-            "ask": ask,
-        }
+    except DealsChanged as changed:
+        now = matches.get_match(owner=owner, match_id=match_id)
+        ask = overtaken.question(match=now, after=after or 0, seat=seat, outcome=outcome)
+        body = {"error": i18n.explain(changed), "match": shapes.match_json(now), "ask": ask}
         return body, errors.status_of(changed)
     # 200 tells a retrying client that its deal was already there.
     return _created(match) if recorded else match_json(match)
@@ -235,7 +232,6 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
         number=number,
         request_id=request_id,
         device=this_device(),
-        known=answers.known(),
     )
     return match_json(match)
 

@@ -14,7 +14,7 @@ from flask import g, request, session
 
 from counter.services import devices
 from counter.services.devices import Holder
-from counter.services.queries import MatchNotFound
+from counter.storage.repository import MatchNotFound
 
 SESSION_DEVICE = "device"
 LEGACY_KEY = "browser"  # what older cookies carried: the key itself

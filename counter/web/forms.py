@@ -10,8 +10,8 @@ from counter.game.names import parse_names
 from counter.game.parsing import RuleChanges
 from counter.game.refusals import N_, Invalid, Malformed
 from counter.game.scoring import HouseRules, Outcome, Preset, Seat
-from counter.services.queries import MatchNotFound
 from counter.storage.models import MAX_ID
+from counter.storage.repository import MatchNotFound
 from counter.web import i18n
 
 

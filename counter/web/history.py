@@ -8,7 +8,8 @@ from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
 from counter.game import parsing
-from counter.game.refusals import Refusal
+from counter.game.match import DealNotFound
+from counter.game.refusals import N_, Refusal
 from counter.services import deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.web import forms, i18n, limits, words
@@ -100,7 +101,7 @@ def _edit_again(error: Refusal) -> str:
 def render_edit(match: MatchView, number: int, error: Refusal | None = None) -> str:
     found = match.deals or ()
     if not 1 <= number <= len(found):
-        raise deals.DealNotFound.with_number(match.id, number)
+        raise DealNotFound(N_("This match has no deal %(number)s."), number=number)
     return render_template(
         "deal.html",
         match=match,

@@ -24,10 +24,12 @@ from flask_babel import force_locale, gettext
 from werkzeug.wrappers import Response
 
 from counter.game import rulebook
+from counter.game.match import NothingToUndo
 from counter.game.refusals import N_, Malformed, Refusal
 from counter.game.scoring import TargetWouldReopenMatch
-from counter.services import deals, matches, queries
+from counter.services import deals, matches
 from counter.services.read_models import MatchView, blank_match
+from counter.storage.repository import MatchNotFound
 from counter.web import forms, i18n, limits, shapes, words
 from counter.web.browser import browser_key, ensure_device, this_device
 from counter.web.errors import shows_again
@@ -108,7 +110,7 @@ def _match_of_form() -> MatchView | None:
         return None
     try:
         return matches.get_match(owner=browser_key(), match_id=match_id)
-    except queries.MatchNotFound:
+    except MatchNotFound:
         return None
 
 
@@ -166,7 +168,7 @@ def undo_last_deal() -> Response:
     match_id = forms.match_id()
     owner = browser_key()
     if match_id is None or owner is None:
-        raise deals.NothingToUndo(N_("There is no deal to undo yet."))
+        raise NothingToUndo(N_("There is no deal to undo yet."))
     match, removed = deals.undo_last_deal(
         owner=owner, match_id=match_id, number=forms.number("deal_number"), device=this_device()
     )

@@ -8,7 +8,7 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter.services import devices, keys, queries
+from counter.services import devices, keys, matches
 from counter.web import forms, i18n, limits
 from counter.web.browser import browser_key, changed, device_id, ensure_device
 from counter.web.forms import confirm_page
@@ -20,7 +20,7 @@ bp = limits.writes(Blueprint("privacy", __name__))
 def privacy() -> str:
     """What is stored, for how long, and how to erase it; in the page's language."""
     owner = browser_key()
-    count = 0 if owner is None else queries.count(owner)
+    count = matches.count(owner=owner)
     return render_template(
         f"privacy/{i18n.select_language()}.html",
         match_count=count,
@@ -34,7 +34,7 @@ def erase() -> Response | str:
     """Erase every match of this browser, its links and its key, after the player confirms."""
     owner = browser_key()
     if not forms.confirmed():
-        count = 0 if owner is None else queries.count(owner)
+        count = matches.count(owner=owner)
         return confirm_page(
             title=gettext("Erase everything?"),
             message=ngettext(

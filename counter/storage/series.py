@@ -10,6 +10,7 @@ cost does not grow with the history.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -102,7 +103,7 @@ def with_own_win(earlier: tuple[int, int], won_by: int | None) -> tuple[int, int
 
 
 def games_on_page(
-    owner: str, rows: list[tuple[int, tuple[str, str], int | None]]
+    owner: str, rows: Sequence[tuple[int, tuple[str, str], int | None]]
 ) -> list[tuple[int, int]]:
     """Games of each match on a history page, ``rows`` being (id, names, won_by), newest first.
 

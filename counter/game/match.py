@@ -1,0 +1,233 @@
+"""A match as a plain object: two players, a target, house rules and the deals so far.
+
+Every change of a match is a method here, and every figure (totals, winner, dealers,
+running totals) is worked out from the deals: nothing is kept beside them. The times
+are given by the caller, so that the game never reads a clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from counter.game import scoring
+from counter.game.refusals import N_, Conflict, NotFound
+from counter.game.scoring import (
+    DEFAULT_RULES,
+    DEFAULT_TARGET,
+    DealResult,
+    HouseRules,
+    Outcome,
+    Preset,
+    Seat,
+    Standing,
+)
+
+
+class DealNotFound(NotFound):
+    """The match has no deal with that number."""
+
+
+class NothingToUndo(Conflict):
+    """Undo was asked of a match without deals, or of a deal that is no longer the last."""
+
+
+class RequestReused(Conflict):
+    """A request id came back with a different deal than the one it recorded."""
+
+
+class DealsChanged(Conflict):
+    """A deal that followed another number of deals than the match has: another phone
+    recorded or undid a deal since."""
+
+
+class FirstDealerFixed(Conflict):
+    """Who dealt first was to change after the first deal."""
+
+
+@dataclass
+class Deal:
+    """One deal's game points, for the player who received them (none for a tie), scored
+    under the house rules of its time."""
+
+    player: Seat | None
+    outcome: Outcome
+    points: int
+    rules: HouseRules
+    created_at: datetime
+    corrected_at: datetime | None = None
+    request_id: str | None = None
+
+    @property
+    def result(self) -> DealResult:
+        return DealResult(self.player, self.outcome, self.points, self.rules)
+
+
+@dataclass
+class Match:
+    """A run of deals between two players until one reaches the target."""
+
+    uid: str
+    names: tuple[str, str]
+    created_at: datetime
+    target: int = DEFAULT_TARGET
+    first_dealer: Seat = 1
+    rules: HouseRules = DEFAULT_RULES  # those the next deal is recorded under
+    deals: list[Deal] = field(default_factory=list)
+
+    # --- what the deals come to -----------------------------------------------------------
+
+    @property
+    def results(self) -> list[DealResult]:
+        return [deal.result for deal in self.deals]
+
+    @property
+    def standing(self) -> Standing:
+        return scoring.standing(self.results, self.target, self.names)
+
+    @property
+    def winner(self) -> Seat | None:
+        return self.standing.winner
+
+    @property
+    def dealers(self) -> list[Seat]:
+        """Who dealt each deal, then who deals the next one."""
+        return scoring.dealers(self.first_dealer, self.results)
+
+    def running_totals(self) -> list[Standing]:
+        """The standing after each deal."""
+        return scoring.running_totals(self.results, self.target, self.names)
+
+    @property
+    def finished_at(self) -> datetime | None:
+        """When the deal that won the match was recorded."""
+        return self.deals[-1].created_at if self.winner is not None else None
+
+    def recorded_by(self, request_id: str) -> Deal | None:
+        return next((deal for deal in self.deals if deal.request_id == request_id), None)
+
+    # --- changes --------------------------------------------------------------------------
+
+    def record(
+        self,
+        seat: Seat | None,
+        outcome: Outcome,
+        *,
+        at: datetime,
+        request_id: str | None = None,
+        after: int | None = None,
+    ) -> Deal | None:
+        """Add a deal under the match's rules of now; None when ``request_id`` recorded
+        this very deal already (a retry). ``after``: how many deals the phone knew of."""
+        result = scoring.score_deal(seat, outcome, self.rules)
+        if request_id is not None and (found := self.recorded_by(request_id)) is not None:
+            if (found.player, found.outcome) != (result.player, result.outcome):
+                raise RequestReused(
+                    N_(
+                        "That request was already recorded as deal %(number)s, for another "
+                        "player or outcome; nothing new was recorded."
+                    ),
+                    number=self.deals.index(found) + 1,
+                )
+            return None
+        self.standing.after(result)  # refused once the match is won
+        scoring.check_room(len(self.deals))
+        if after is not None and after != len(self.deals):
+            raise DealsChanged(
+                N_(
+                    "Another phone changed this match: it has %(count)s deals now, and this "
+                    "deal followed %(after)s. Nothing was recorded."
+                ),
+                count=len(self.deals),
+                after=after,
+            )
+        deal = Deal(
+            result.player, result.outcome, result.points, self.rules, at, request_id=request_id
+        )
+        self.deals.append(deal)
+        return deal
+
+    def undo(self, *, number: int | None = None, request_id: str | None = None) -> Deal | None:
+        """Take back the last deal (only deal ``number``, or the deal of ``request_id``);
+        None when no deal of ``request_id`` is left: it was taken back already."""
+        if request_id is not None and self.recorded_by(request_id) is None:
+            return None
+        if not self.deals:
+            raise NothingToUndo(N_("There is no deal to undo in this match."))
+        last = self.deals[-1]
+        if (number is not None and number != len(self.deals)) or (
+            request_id is not None and last.request_id != request_id
+        ):
+            if number is None:
+                number = next(n for n, d in enumerate(self.deals, 1) if d.request_id == request_id)
+            raise NothingToUndo(
+                N_("Deal %(number)s is no longer the last one; nothing was undone."),
+                number=number,
+            )
+        return self.deals.pop()
+
+    def deal(self, number: int) -> Deal:
+        if not 1 <= number <= len(self.deals):
+            raise DealNotFound(N_("This match has no deal %(number)s."), number=number)
+        return self.deals[number - 1]
+
+    def correct(
+        self, number: int, *, seat: Seat | None, outcome: Outcome | None, at: datetime
+    ) -> Deal:
+        """Change who received a past deal's points and why, scored again under the rules
+        it was recorded with (none for ``seat`` keeps its player, unless it becomes a tie).
+        Refused when the match would then be won before its last deal."""
+        deal = self.deal(number)
+        kind = deal.outcome if outcome is None else outcome
+        if seat is None and kind is not Outcome.TIE:
+            seat = deal.player
+        result = scoring.score_deal(seat, kind, deal.rules)
+        results = self.results
+        results[number - 1] = result
+        scoring.replay(results, self.target, self.names)
+        if deal.result != dataclasses.replace(result, rules=deal.rules):
+            deal.player, deal.outcome, deal.points = result.player, result.outcome, result.points
+            deal.corrected_at = at
+        return deal
+
+    def delete(self, number: int) -> Deal:
+        """Remove a past deal; the later ones move up a number. Refused when the match
+        would then be won before its last deal."""
+        self.deal(number)  # refused if there is none
+        rest = self.results
+        del rest[number - 1]
+        scoring.replay(rest, self.target, self.names)
+        return self.deals.pop(number - 1)
+
+    def change(
+        self,
+        *,
+        names: tuple[str, str] | None = None,
+        target: int | None = None,
+        rules: HouseRules | None = None,
+        preset: Preset | None = None,
+        first_dealer: Seat | None = None,
+        play_on: bool = False,
+    ) -> None:
+        """Rename the players, switch the target, change the house rules (a preset sets
+        them and, unless ``target`` is given, the target) or who deals first.
+
+        A target that a score already reaches is refused; a higher target for a won match
+        takes its win back, and is refused unless ``play_on``. New rules count from the
+        next deal. Who deals first changes only before the first deal."""
+        if first_dealer is not None and first_dealer != self.first_dealer and self.deals:
+            raise FirstDealerFixed(N_("Who dealt first can only be changed before the first deal."))
+        if preset is not None:
+            target = preset.target if target is None else target
+            rules = preset.rules if rules is None else rules
+        now = self.standing
+        if names is not None:
+            now = Standing(now.scores, now.target, names)
+        if target is not None:
+            now = now.with_target(target, play_on=play_on)
+        self.names, self.target = now.names, now.target
+        if rules is not None:
+            self.rules = rules
+        if first_dealer is not None:
+            self.first_dealer = first_dealer

@@ -1,0 +1,228 @@
+"""Matches in the database: loaded as the game's :class:`~counter.game.match.Match` and
+saved back through the ORM, the one way every change of a match is written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import cast
+
+from sqlalchemy import Select, func, insert, select
+from sqlalchemy.orm import selectinload
+
+from counter.game import match as game
+from counter.game.refusals import N_, NotFound
+from counter.game.scoring import Outcome, Seat
+from counter.storage import series
+from counter.storage.models import Deal, Match, db
+
+RENUMBERING = 1_000_000  # far above any deal number: a free range to move deals through
+
+
+class MatchNotFound(NotFound):
+    """No match with that id belongs to this browser."""
+
+    @classmethod
+    def with_id(cls, match_id: object) -> MatchNotFound:
+        """The same answer for a match that does not exist and one of another browser."""
+        return cls(N_("There is no match %(id)s in this browser."), id=match_id)
+
+
+@dataclass
+class Stored:
+    """A match as the game sees it, with its row and the games won before it in its series."""
+
+    row: Match
+    match: game.Match
+    earlier: tuple[int, int] = (0, 0)
+    _rows: dict[int, Deal] = field(default_factory=dict, repr=False)
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+
+def seat(value: int) -> Seat:
+    return cast(Seat, value)
+
+
+def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
+    deals = [
+        game.Deal(
+            player=None if each.player is None else seat(each.player),
+            outcome=Outcome(each.outcome),
+            points=each.points,
+            rules=each.rules,
+            created_at=each.created_at,
+            corrected_at=each.corrected_at,
+            request_id=each.request_id,
+        )
+        for each in row.deals
+    ]
+    match = game.Match(
+        uid=row.uid,
+        names=row.names,
+        created_at=row.created_at,
+        target=row.target,
+        first_dealer=seat(row.first_dealer),
+        rules=row.rules,
+        deals=deals,
+    )
+    rows = {id(deal): each for deal, each in zip(deals, row.deals, strict=True)}
+    return Stored(row, match, earlier, rows)
+
+
+def _with_games() -> Select[Match, int, int]:
+    statement = select(Match, series.earlier_wins(1), series.earlier_wins(2))
+    return statement.options(selectinload(Match.deals))
+
+
+def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Stored:
+    """One of this browser's matches with its deals; locked for a write if asked (on
+    PostgreSQL its row; SQLite's write transaction holds the whole file). A match of
+    another browser is not found, exactly as one that does not exist."""
+    statement = _with_games().where(Match.id == match_id, Match.owner == owner)
+    if for_update:
+        statement = statement.with_for_update(of=Match)
+    found = None if owner is None else db.session.execute(statement).one_or_none()
+    if found is None:
+        raise MatchNotFound.with_id(match_id)
+    return _stored(found[0], (found[1], found[2]))
+
+
+def current_id(owner: str | None) -> int | None:
+    """The id of the match this browser played in last, if any."""
+    if owner is None:
+        return None
+    latest = select(Match.id).where(Match.owner == owner)
+    return db.session.scalar(latest.order_by(Match.played_at.desc(), Match.id.desc()).limit(1))
+
+
+def add(owner: str, match: game.Match, *, at: datetime) -> Stored:
+    """A new match of this browser, stored (not yet committed)."""
+    row = Match(owner=owner, uid=match.uid, created_at=match.created_at, deals=[])
+    stored = Stored(row, match)
+    db.session.add(row)
+    save(stored, at=at)
+    return stored
+
+
+def save(stored: Stored, *, at: datetime) -> None:
+    """Write the match as the game has it now, played in at ``at`` (not yet committed)."""
+    row, match = stored.row, stored.match
+    wanted = [(deal, stored._rows.get(id(deal))) for deal in match.deals]
+    kept = {id(each) for _, each in wanted if each is not None}
+    gone = [each for each in row.deals if id(each) not in kept]
+    for each in gone:
+        row.deals.remove(each)
+    moving = [
+        (number, each)
+        for number, (_, each) in enumerate(wanted, 1)
+        if each is not None and each.number != number
+    ]
+    if gone or moving:
+        db.session.flush()  # numbers stay unique at every step: out of the way, then in place
+    for _, each in moving:
+        each.number += RENUMBERING
+    if moving:
+        db.session.flush()
+    for number, (deal, found) in enumerate(wanted, 1):
+        each = found or Deal(number=number, created_at=deal.created_at, request_id=deal.request_id)
+        if found is None:
+            row.deals.append(each)
+            stored._rows[id(deal)] = each
+        each.number = number
+        each.player, each.outcome, each.points = deal.player, deal.outcome.value, deal.points
+        each.rules, each.corrected_at = deal.rules, deal.corrected_at
+    row.player1, row.player2 = match.names
+    row.target, row.first_dealer, row.rules = match.target, match.first_dealer, match.rules
+    row.won_by = match.winner  # the series index counts games by it
+    row.played_at = at
+    db.session.flush()
+
+
+def add_many(owner: str, matches: list[game.Match]) -> None:
+    """New matches of this browser with their deals, as :func:`add` stores them, in two
+    statements run as multi-row INSERTs (an import brings thousands; not yet committed)."""
+    ids = db.session.execute(
+        insert(Match).returning(Match.id, sort_by_parameter_order=True),
+        [
+            {
+                "uid": match.uid,
+                "owner": owner,
+                "player1": match.names[0],
+                "player2": match.names[1],
+                "target": match.target,
+                "first_dealer": match.first_dealer,
+                "created_at": match.created_at,
+                "played_at": _last_played(match),
+                "won_by": match.winner,
+                **match.rules.as_dict(),  # a column per house rule
+            }
+            for match in matches
+        ],
+    ).scalars()
+    deals = [
+        {
+            "match_id": match_id,
+            "number": number,
+            "player": deal.player,
+            "outcome": deal.outcome.value,
+            "points": deal.points,
+            "created_at": deal.created_at,
+            "corrected_at": deal.corrected_at,
+            "request_id": deal.request_id,
+            **deal.rules.as_dict(),
+        }
+        for match_id, match in zip(ids, matches, strict=True)
+        for number, deal in enumerate(match.deals, 1)
+    ]
+    if deals:
+        db.session.execute(insert(Deal), deals)
+
+
+def _last_played(match: game.Match) -> datetime:
+    """When a match of an import was last played in: its newest deal or correction."""
+    times = [match.created_at]
+    for deal in match.deals:
+        times.append(deal.corrected_at or deal.created_at)
+    return max(times)
+
+
+def delete(stored: Stored) -> None:
+    """Remove the match with its deals (not yet committed)."""
+    db.session.delete(stored.row)
+    db.session.flush()
+
+
+def page(owner: str, *, offset: int, limit: int) -> list[Stored]:
+    """A page of this browser's matches, newest first, with their deals."""
+    ids = (
+        select(Match.id)
+        .where(Match.owner == owner)
+        .order_by(Match.id.desc())
+        .offset(offset)
+        .limit(limit)
+    )
+    rows = db.session.scalars(
+        select(Match).where(Match.id.in_(ids)).options(selectinload(Match.deals))
+    )
+    return [_stored(row) for row in sorted(rows, key=lambda row: row.id, reverse=True)]
+
+
+def all_of(owner: str | None) -> list[Stored]:
+    """Every match of this browser, oldest first, with their deals."""
+    if owner is None:
+        return []
+    found = select(Match).where(Match.owner == owner).order_by(Match.id)
+    return [_stored(row) for row in db.session.scalars(found.options(selectinload(Match.deals)))]
+
+
+def count(owner: str) -> int:
+    return db.session.scalar(select(func.count(Match.id)).where(Match.owner == owner)) or 0
+
+
+def count_deals(owner: str) -> int:
+    """The deals of all this browser's matches."""
+    counted = select(func.count(Deal.id)).join(Match, Match.id == Deal.match_id)
+    return db.session.scalar(counted.where(Match.owner == owner)) or 0
