@@ -27,9 +27,9 @@ port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0
 base="http://127.0.0.1:$port"
 
 # Rate limits off: the generated requests come in a burst that would otherwise meet 429.
-DATABASE_URL="sqlite:///$work/st.sqlite" \
-  SECRET_KEY="schemathesis-$("$python" -c 'import secrets; print(secrets.token_hex(32))')" \
-  FLASK_RATELIMIT_ENABLED=false FLASK_LIVE_LIFETIME_S=1 FLASK_LIVE_HEARTBEAT_S=1 \
+SANTASE_DATABASE_URL="sqlite:///$work/st.sqlite" \
+  SANTASE_SECRET_KEY="schemathesis-$("$python" -c 'import secrets; print(secrets.token_hex(32))')" \
+  SANTASE_RATELIMIT_ENABLED=false SANTASE_LIVE_LIFETIME_S=1 SANTASE_LIVE_HEARTBEAT_S=1 \
   "$root/.venv/bin/flask" --app counter run --host 127.0.0.1 --port "$port" --no-reload \
   >"$work/server.log" 2>&1 &
 server=$!

@@ -646,7 +646,7 @@ def measure_database(
     name: str, counter_url: str, floor_url: str, mode: str, load: Load, folder: Path
 ) -> str:
     """Every comparison on one kind of database: the counter and the floor each on its own."""
-    settings = {"SECRET_KEY": SECRET, "RATELIMIT_ENABLED": False}
+    settings = {"SANTASE_SECRET_KEY": SECRET, "RATELIMIT_ENABLED": False}
     app = fresh_app(counter_url, settings)
     seeded = seed(app, POOL_SIZE[mode])
     statements = count_statements(app, seeded)
@@ -654,10 +654,10 @@ def measure_database(
     empty_database(floor_url)
     # wrk on one address sends thousands of writes a second: the rate limits are off.
     counter_env = {
-        "SECRET_KEY": SECRET,
-        "DATABASE_URL": counter_url,
-        "TRUSTED_HOSTS": "127.0.0.1",
-        "FLASK_RATELIMIT_ENABLED": "false",
+        "SANTASE_SECRET_KEY": SECRET,
+        "SANTASE_DATABASE_URL": counter_url,
+        "SANTASE_TRUSTED_HOSTS": "127.0.0.1",
+        "SANTASE_RATELIMIT_ENABLED": "false",
     }
     floor_env = {"FLOOR_DATABASE_URL": floor_url}
     runs: dict[str, list[Run]] = {}
@@ -749,20 +749,20 @@ def forgotten_in_redis(prefix: str) -> Iterator[None]:
 def measure_recipe(counter_url: str, floor_url: str, load: Load, folder: Path) -> str:
     """The production recipe: deploy/Caddyfile in front of deploy/gunicorn.conf.py, on
     PostgreSQL with the rate limits in Redis, beside the floor behind the same recipe."""
-    app = fresh_app(counter_url, {"SECRET_KEY": SECRET, "RATELIMIT_ENABLED": False})
+    app = fresh_app(counter_url, {"SANTASE_SECRET_KEY": SECRET, "RATELIMIT_ENABLED": False})
     seeded = seed(app, POOL_SIZE["quick"] if load.seconds == 1 else POOL_SIZE["full"])
     empty_database(floor_url)
     prefix = f"santase-bench-{uuid.uuid4().hex[:8]}"
     counter_env = {
-        "SECRET_KEY": SECRET,
-        "DATABASE_URL": counter_url,
-        "TRUSTED_HOSTS": "127.0.0.1",
-        "FLASK_TRUSTED_PROXIES": "1",
+        "SANTASE_SECRET_KEY": SECRET,
+        "SANTASE_DATABASE_URL": counter_url,
+        "SANTASE_TRUSTED_HOSTS": "127.0.0.1",
+        "SANTASE_TRUSTED_PROXIES": "1",
         # The limits count in Redis, as in production, but high enough for wrk's one address.
-        "RATELIMIT_STORAGE_URI": REDIS,
-        "FLASK_RATELIMIT_KEY_PREFIX": prefix,
-        "RATELIMIT_WRITES_PER_BROWSER": "10000000 per minute",
-        "RATELIMIT_WRITES_PER_ADDRESS": "10000000 per minute",
+        "SANTASE_RATELIMIT_STORAGE_URI": REDIS,
+        "SANTASE_RATELIMIT_KEY_PREFIX": prefix,
+        "SANTASE_RATELIMIT_WRITES_PER_BROWSER": "10000000 per minute",
+        "SANTASE_RATELIMIT_WRITES_PER_ADDRESS": "10000000 per minute",
     }
     runs: dict[str, list[Run]] = {}
     with (

@@ -4,7 +4,7 @@
     python -m bench.watchers --watchers 20 --taps 20 --database sqlite --output /tmp/x.md
 
 The app runs as the production recipe runs it (deploy/gunicorn.conf.py: 2 workers,
-gthread) with Redis carrying each change between the workers (PUSH_URL). Tables of
+gthread) with Redis carrying each change between the workers (SANTASE_PUSH_URL). Tables of
 two phones each: every table's match is watched by ``--per-table`` streams, all
 held by this one process (asyncio, over loopback); taps are recorded one after
 another on random tables. For each tap, the time from sending it to each watcher of
@@ -47,14 +47,14 @@ def free_port() -> int:
 def start(database: str, port: int, folder: Path) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
-        "SECRET_KEY": secrets.token_hex(32),
-        "DATABASE_URL": database,
-        "TRUSTED_HOSTS": "127.0.0.1",
-        "PUSH_URL": REDIS,
-        "PUSH_CHANNEL": f"santase-bench:{secrets.token_hex(4)}",
-        "FLASK_RATELIMIT_ENABLED": "false",
-        "FLASK_LIVE_STREAMS_PER_ADDRESS": "100000",  # every watcher comes from this machine
-        "FLASK_AUTO_MIGRATE": "true",
+        "SANTASE_SECRET_KEY": secrets.token_hex(32),
+        "SANTASE_DATABASE_URL": database,
+        "SANTASE_TRUSTED_HOSTS": "127.0.0.1",
+        "SANTASE_PUSH_URL": REDIS,
+        "SANTASE_PUSH_CHANNEL": f"santase-bench:{secrets.token_hex(4)}",
+        "SANTASE_RATELIMIT_ENABLED": "false",
+        "SANTASE_LIVE_STREAMS_PER_ADDRESS": "100000",  # every watcher comes from this machine
+        "SANTASE_AUTO_MIGRATE": "true",
         "SANTASE_BIND": f"127.0.0.1:{port}",
     }
     server = subprocess.Popen(

@@ -8,6 +8,7 @@ a configured host, or it does not start.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from collections.abc import Mapping
@@ -21,22 +22,30 @@ SECRET_KEY_FILE = "secret_key"
 DATABASE_FILE = "santase.sqlite"
 PLACEHOLDER_SECRETS = frozenset({"", "dev", "change-me", "changeme", "secret", "placeholder"})
 MIN_KEY_BYTES = 32
-# Settings read from the environment as they are named there; lists are comma-separated.
-ENVIRONMENT = {
-    "DATABASE_URL": "SQLALCHEMY_DATABASE_URI",
-    "SECRET_KEY": "SECRET_KEY",
-    "SECRET_KEY_FILE": "SECRET_KEY_FILE",
-    "SECRET_KEY_FALLBACKS": "SECRET_KEY_FALLBACKS",
-    "TRUSTED_HOSTS": "TRUSTED_HOSTS",
-    "SERVER_NAME": "SERVER_NAME",
-    "RATELIMIT_STORAGE_URI": "RATELIMIT_STORAGE_URI",
-    "RATELIMIT_WRITES_PER_BROWSER": "RATELIMIT_WRITES_PER_BROWSER",
-    "RATELIMIT_WRITES_PER_ADDRESS": "RATELIMIT_WRITES_PER_ADDRESS",
-    "RATELIMIT_IMPORTS": "RATELIMIT_IMPORTS",
-    "RATELIMIT_LINKS": "RATELIMIT_LINKS",
-    "PUSH_URL": "PUSH_URL",
-    "PUSH_CHANNEL": "PUSH_CHANNEL",
-}
+# Every setting is read from the environment as SANTASE_<its name>: as a number or
+# true/false where its default is one, a list comma-separated, else as text.
+PREFIX = "SANTASE_"
+RENAMED = {"DATABASE_URL": "SQLALCHEMY_DATABASE_URI"}  # the environment's name: the setting
+# The names of the release before, read for this release too (SANTASE_ wins), with a
+# warning: FLASK_<name>, and these without a prefix.
+OLD_PREFIX = "FLASK_"
+OLD_NAMES = frozenset(
+    {
+        "DATABASE_URL",
+        "SECRET_KEY",
+        "SECRET_KEY_FILE",
+        "SECRET_KEY_FALLBACKS",
+        "TRUSTED_HOSTS",
+        "SERVER_NAME",
+        "RATELIMIT_STORAGE_URI",
+        "RATELIMIT_WRITES_PER_BROWSER",
+        "RATELIMIT_WRITES_PER_ADDRESS",
+        "RATELIMIT_IMPORTS",
+        "RATELIMIT_LINKS",
+        "PUSH_URL",
+        "PUSH_CHANNEL",
+    }
+)
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 # On PostgreSQL: a database that does not answer fails a request within 3 s (503, try
 # again) instead of holding it for minutes.
@@ -76,13 +85,15 @@ def configure(
         LIVE_LIFETIME_S=300,
     )
     if test_config is None:
-        for variable, setting in ENVIRONMENT.items():
-            if variable in os.environ:
-                value: Any = os.environ[variable]
-                if setting in LISTS:
-                    value = [part.strip() for part in value.split(",") if part.strip()]
-                app.config[setting] = value
-        app.config.from_prefixed_env()  # FLASK_SECRET_KEY, FLASK_TRUSTED_PROXIES, ...
+        settings, old = from_environment(os.environ, app.config)
+        app.config.update(settings)
+        for name in old:
+            app.logger.warning(
+                "%s is an old name: call it %s%s. It is read until the next release.",
+                name,
+                PREFIX,
+                name.removeprefix(OLD_PREFIX),
+            )
     else:
         app.config.from_mapping(test_config)
     app.config["SQLALCHEMY_DATABASE_URI"] = database_url(app.config["SQLALCHEMY_DATABASE_URI"])
@@ -103,19 +114,47 @@ def configure(
         check_key(old, strict=production, name="A key in SECRET_KEY_FALLBACKS")
 
 
+def from_environment(
+    environ: Mapping[str, str], defaults: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """The settings the environment gives, and the old names it gives them by."""
+    found: dict[str, Any] = {}
+    old = sorted(name for name in environ if name.startswith(OLD_PREFIX) or name in OLD_NAMES)
+    named = [(name, name.removeprefix(OLD_PREFIX)) for name in old]
+    named += [(name, name.removeprefix(PREFIX)) for name in environ if name.startswith(PREFIX)]
+    for variable, name in named:  # the new names last: they win
+        setting = RENAMED.get(name, name)
+        found[setting] = _value(environ[variable], setting, defaults.get(setting))
+    return found, old
+
+
+def _value(raw: str, setting: str, default: Any) -> Any:
+    if setting in LISTS:
+        return [part.strip() for part in raw.split(",") if part.strip()]
+    if isinstance(default, bool | int | float):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise RuntimeError(
+                f"{PREFIX}{setting} is {raw!r}: give a number, or true or false."
+            ) from None
+    return raw
+
+
 def require_production_settings(config: Mapping[str, Any]) -> None:
     """Refuse to serve a public site with settings meant for a kitchen table."""
     if not config.get("SECRET_KEY") and not config.get("SECRET_KEY_FILE"):
         raise RuntimeError(
-            "SECRET_KEY is not set. In production every server of the site needs the same "
-            "long random key: export SECRET_KEY=$(python3 -c 'import secrets; "
-            "print(secrets.token_hex(32))'), or SECRET_KEY_FILE=/path/to/a/file/holding/it"
+            "SANTASE_SECRET_KEY is not set. In production every server of the site needs the "
+            "same long random key: export SANTASE_SECRET_KEY=$(python3 -c 'import secrets; "
+            "print(secrets.token_hex(32))'), or SANTASE_SECRET_KEY_FILE=/path/to/a/file/holding/it"
         )
     if not config.get("TRUSTED_HOSTS") and not config.get("SERVER_NAME"):
         raise RuntimeError(
-            "TRUSTED_HOSTS is not set. Name the host(s) the site answers to, e.g. "
-            "export TRUSTED_HOSTS=santase.example.org: links to share a match or to continue "
-            "on another device are built from it, and requests for other hosts are refused."
+            "SANTASE_TRUSTED_HOSTS is not set. Name the host(s) the site answers to, e.g. "
+            "export SANTASE_TRUSTED_HOSTS=santase.example.org: links to share a match or to "
+            "continue on another device are built from it, and requests for other hosts are "
+            "refused."
         )
 
 

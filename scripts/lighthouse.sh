@@ -10,8 +10,8 @@ port=8766
 cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; rm -rf "$folder"; }
 trap cleanup EXIT
 
-SECRET_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
-  TRUSTED_HOSTS=127.0.0.1 DATABASE_URL="sqlite:///$folder/lh.sqlite" \
+SANTASE_SECRET_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
+  SANTASE_TRUSTED_HOSTS=127.0.0.1 SANTASE_DATABASE_URL="sqlite:///$folder/lh.sqlite" \
   .venv/bin/gunicorn --workers 2 --bind "127.0.0.1:$port" 'counter.wsgi:app' \
   >"$folder/gunicorn.log" 2>&1 &
 server=$!

@@ -1,6 +1,6 @@
 """Time the largest allowed import, four at once, against gunicorn as deploy/ runs it.
 
-Starts gunicorn with deploy/gunicorn.conf.py on DATABASE_URL (migrated first),
+Starts gunicorn with deploy/gunicorn.conf.py on SANTASE_DATABASE_URL (migrated first),
 posts the file of 2,000 matches x 30 deals from four cookieless browsers at
 once, and prints each answer's status and time, and each worker's peak memory
 (VmHWM). Run from the checkout:
@@ -42,11 +42,11 @@ def workers_of(pid: int) -> list[int]:
 def main(database_url: str, port: int) -> None:
     env = {
         **os.environ,
-        "DATABASE_URL": database_url,
-        "SECRET_KEY": "measure-" + "x" * 40,
+        "SANTASE_DATABASE_URL": database_url,
+        "SANTASE_SECRET_KEY": "measure-" + "x" * 40,
         "SANTASE_BIND": f"127.0.0.1:{port}",
-        "TRUSTED_HOSTS": "127.0.0.1",
-        "FLASK_RATELIMIT_ENABLED": "false",
+        "SANTASE_TRUSTED_HOSTS": "127.0.0.1",
+        "SANTASE_RATELIMIT_ENABLED": "false",
         "SESSION_COOKIE_SECURE": "false",
     }
     subprocess.run(

@@ -23,11 +23,12 @@ OLD_KEY = "o" * 64
 @pytest.fixture
 def environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     """A production environment that starts; each test spoils one part of it."""
-    for name in ("SECRET_KEY", "FLASK_SECRET_KEY", "SECRET_KEY_FILE", "SECRET_KEY_FALLBACKS"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("SECRET_KEY", GOOD_KEY)
-    monkeypatch.setenv("TRUSTED_HOSTS", "santase.example.org")
-    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'p.sqlite'}")
+    for name in ("SECRET_KEY", "SECRET_KEY_FILE", "SECRET_KEY_FALLBACKS"):
+        for variable in (name, f"FLASK_{name}", f"SANTASE_{name}"):
+            monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("SANTASE_SECRET_KEY", GOOD_KEY)
+    monkeypatch.setenv("SANTASE_TRUSTED_HOSTS", "santase.example.org")
+    monkeypatch.setenv("SANTASE_DATABASE_URL", f"sqlite:///{tmp_path / 'p.sqlite'}")
     return monkeypatch
 
 
@@ -53,9 +54,9 @@ def test_production_refuses_to_start_with_a_weak_setting(
     environment: pytest.MonkeyPatch, variable: str, value: str | None, message: str
 ) -> None:
     if value is None:
-        environment.delenv(variable)
+        environment.delenv(f"SANTASE_{variable}", raising=False)
     else:
-        environment.setenv(variable, value)
+        environment.setenv(f"SANTASE_{variable}", value)
     with pytest.raises(RuntimeError, match=message):
         create_app(production=True)
 
@@ -66,8 +67,8 @@ def test_production_refuses_a_weak_key_file(
 ) -> None:
     key_file = tmp_path / "key"
     key_file.write_text(content)
-    environment.delenv("SECRET_KEY")
-    environment.setenv("SECRET_KEY_FILE", str(key_file))
+    environment.delenv("SANTASE_SECRET_KEY")
+    environment.setenv("SANTASE_SECRET_KEY_FILE", str(key_file))
     with pytest.raises(RuntimeError, match=message):
         create_app(production=True)
 
@@ -77,8 +78,8 @@ def test_production_reads_the_key_from_a_file(
 ) -> None:
     key_file = tmp_path / "key"
     key_file.write_text(GOOD_KEY + "\n")
-    environment.delenv("SECRET_KEY")
-    environment.setenv("SECRET_KEY_FILE", str(key_file))
+    environment.delenv("SANTASE_SECRET_KEY")
+    environment.setenv("SANTASE_SECRET_KEY_FILE", str(key_file))
     assert create_app(production=True).config["SECRET_KEY"] == GOOD_KEY
 
 

@@ -14,7 +14,7 @@ from flask import Flask
 from flask_migrate import downgrade, upgrade
 
 from counter import create_app
-from counter.config import database_url, secret_key
+from counter.config import database_url, from_environment, secret_key
 from counter.storage import migrating
 from counter.storage.models import db
 
@@ -48,21 +48,44 @@ def test_database_urls_are_sent_to_psycopg_3(given: str, used: str) -> None:
 def test_the_environment_sets_the_database_and_the_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'env.sqlite'}")
-    monkeypatch.setenv("SECRET_KEY", "a-key-from-the-environment")
+    monkeypatch.setenv("SANTASE_DATABASE_URL", f"sqlite:///{tmp_path / 'env.sqlite'}")
+    monkeypatch.setenv("SANTASE_SECRET_KEY", "a-key-from-the-environment")
     app = create_app()
     assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'env.sqlite'}"
     assert app.config["SECRET_KEY"] == "a-key-from-the-environment"
     assert (tmp_path / "env.sqlite").exists()  # migrated on start
 
 
-def test_the_flask_prefixed_variables_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DATABASE_URL", "sqlite:///ignored.sqlite")
-    monkeypatch.setenv("FLASK_SQLALCHEMY_DATABASE_URI", f"sqlite:///{tmp_path / 'f.sqlite'}")
-    monkeypatch.setenv("FLASK_SECRET_KEY", "a-flask-prefixed-key")
+@pytest.mark.parametrize(("raw", "value"), [("1", 1), ("false", False), ("0.5", 0.5)])
+def test_a_setting_whose_default_is_a_number_or_a_switch_is_read_as_one(
+    raw: str, value: object
+) -> None:
+    settings, _old = from_environment({"SANTASE_LIVE_HEARTBEAT_S": raw}, {"LIVE_HEARTBEAT_S": 15})
+    assert settings == {"LIVE_HEARTBEAT_S": value}
+
+
+def test_a_number_setting_that_is_no_number_is_refused() -> None:
+    with pytest.raises(RuntimeError, match="SANTASE_TRUSTED_PROXIES is 'one'"):
+        from_environment({"SANTASE_TRUSTED_PROXIES": "one"}, {"TRUSTED_PROXIES": 0})
+
+
+def test_the_old_names_are_read_for_one_more_release_and_said_to_be_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'old.sqlite'}")
+    monkeypatch.setenv("FLASK_SECRET_KEY", "a-key-by-its-old-name")
     app = create_app()
-    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'f.sqlite'}"
-    assert app.config["SECRET_KEY"] == "a-flask-prefixed-key"
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'old.sqlite'}"
+    assert app.config["SECRET_KEY"] == "a-key-by-its-old-name"
+    assert "FLASK_SECRET_KEY is an old name: call it SANTASE_SECRET_KEY" in caplog.text
+    assert "DATABASE_URL is an old name: call it SANTASE_DATABASE_URL" in caplog.text
+
+
+def test_the_new_names_win_over_the_old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", "sqlite:///ignored.sqlite")
+    monkeypatch.setenv("SANTASE_DATABASE_URL", f"sqlite:///{tmp_path / 'new.sqlite'}")
+    app = create_app()
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'new.sqlite'}"
 
 
 def test_the_server_creates_its_database_on_first_start(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from counter.game.scoring import Outcome, Seat
 from counter.services import spent
-from counter.services.devices import Holder
+from counter.services.devices import Device
 from counter.services.matches import for_writing, pin
 from counter.services.read_models import DealView, MatchView, view
 from counter.storage import push, repository
@@ -27,7 +27,7 @@ def record_deal(
     outcome: Outcome,
     request_id: str | None = None,
     after: int | None = None,
-    device: Holder | None = None,
+    device: Device | None = None,
 ) -> tuple[MatchView, bool]:
     """Record one deal's game points for ``seat`` (none for a tie); returns the match and
     whether the deal is new.
@@ -59,7 +59,7 @@ def undo_last_deal(
     match_id: int,
     number: int | None = None,
     request_id: str | None = None,
-    device: Holder | None = None,
+    device: Device | None = None,
 ) -> tuple[MatchView, DealView | None]:
     """Take back the latest deal (with ``number`` or ``request_id``, only that deal); a
     match it had won is open again. A deal taken back already is not taken back again, so

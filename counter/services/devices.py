@@ -17,7 +17,8 @@ from sqlalchemy import delete, select, update
 
 from counter.game.refusals import N_, NotFound
 from counter.storage import push
-from counter.storage.models import DEVICE_LABEL_LENGTH, Device, DeviceLink, Match, db, utcnow
+from counter.storage.models import DEVICE_LABEL_LENGTH, DeviceLink, Match, db, utcnow
+from counter.storage.models import Device as DeviceRow
 from counter.storage.transactions import writes
 
 # How stale "last seen" may get before a request writes it again: one write in a while,
@@ -35,7 +36,7 @@ def new_key() -> str:
 
 
 @dataclass(frozen=True)
-class Holder:
+class Device:
     """The device asking, as a request sees it."""
 
     id: int
@@ -56,14 +57,14 @@ class DeviceView:
     this_one: bool
 
 
-def _holder(device: Device) -> Holder:
-    return Holder(device.id, device.token, device.owner, device.match_id, device.home)
+def _holder(device: DeviceRow) -> Device:
+    return Device(device.id, device.token, device.owner, device.match_id, device.home)
 
 
-def find(*, token: str) -> Holder | None:
+def find(*, token: str) -> Device | None:
     """The device with this cookie token, or None (never registered, or forgotten);
     noting, now and then, that it was seen."""
-    device = db.session.scalar(select(Device).where(Device.token == token))
+    device = db.session.scalar(select(DeviceRow).where(DeviceRow.token == token))
     if device is None:
         return None
     if utcnow() - device.seen_at > SEEN_EVERY:
@@ -73,14 +74,14 @@ def find(*, token: str) -> Holder | None:
 
 @writes
 def _seen(*, device_id: int) -> None:
-    db.session.execute(update(Device).where(Device.id == device_id).values(seen_at=utcnow()))
+    db.session.execute(update(DeviceRow).where(DeviceRow.id == device_id).values(seen_at=utcnow()))
     db.session.commit()
 
 
 @writes
-def register(*, owner: str | None, label: str) -> Holder:
+def register(*, owner: str | None, label: str) -> Device:
     """A new device, holding ``owner`` (a key of an older cookie) or a fresh key."""
-    device = Device(
+    device = DeviceRow(
         token=secrets.token_hex(16),
         owner=owner or new_key(),
         label=label[:DEVICE_LABEL_LENGTH],
@@ -95,7 +96,7 @@ def shows(*, device_id: int | None, match_id: int, started_from: int | None = No
     transaction: it commits with the change that made it so); ``started_from``, the
     match it showed when it started this one."""
     if device_id is not None:
-        moved = update(Device).where(Device.id == device_id)
+        moved = update(DeviceRow).where(DeviceRow.id == device_id)
         db.session.execute(moved.values(match_id=match_id, left_match_id=started_from))
 
 
@@ -103,21 +104,21 @@ def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int
     """The match another device of this key started while it showed ``match_id``, and
     still shows, with that device's id (the one seen last, if several did)."""
     found = (
-        select(Device.match_id, Device.id)
+        select(DeviceRow.match_id, DeviceRow.id)
         .where(
-            Device.owner == owner,
-            Device.left_match_id == match_id,
-            Device.match_id.is_not(None),
-            Device.id != (asking or 0),
+            DeviceRow.owner == owner,
+            DeviceRow.left_match_id == match_id,
+            DeviceRow.match_id.is_not(None),
+            DeviceRow.id != (asking or 0),
         )
-        .order_by(Device.seen_at.desc(), Device.id.desc())
+        .order_by(DeviceRow.seen_at.desc(), DeviceRow.id.desc())
         .limit(1)
     )
     row = db.session.execute(found).first()
     return None if row is None or row[0] is None else (row[0], row[1])
 
 
-def shown_match_id(*, device: Holder | None) -> int | None:
+def shown_match_id(*, device: Device | None) -> int | None:
     """The match on this device's screen, if it still holds it."""
     if device is None or device.match_id is None:
         return None
@@ -128,7 +129,9 @@ def shown_match_id(*, device: Holder | None) -> int | None:
 def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     """Every device that holds ``owner``, the one seen last first."""
     rows = db.session.scalars(
-        select(Device).where(Device.owner == owner).order_by(Device.seen_at.desc(), Device.id)
+        select(DeviceRow)
+        .where(DeviceRow.owner == owner)
+        .order_by(DeviceRow.seen_at.desc(), DeviceRow.id)
     )
     now = utcnow()
     return [
@@ -150,11 +153,11 @@ def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> i
 
     In the caller's transaction.
     """
-    chosen = select(Device).where(Device.owner == owner)
+    chosen = select(DeviceRow).where(DeviceRow.owner == owner)
     if keep is not None:
-        chosen = chosen.where(Device.id != keep)
+        chosen = chosen.where(DeviceRow.id != keep)
     if only is not None:
-        chosen = chosen.where(Device.id == only)
+        chosen = chosen.where(DeviceRow.id == only)
     leaving = list(db.session.scalars(chosen))
     for device in leaving:
         device.owner, device.home, device.match_id = device.home or new_key(), None, None

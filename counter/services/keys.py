@@ -23,9 +23,10 @@ from sqlalchemy.orm import aliased
 from counter.game.refusals import N_, Gone
 from counter.services import matches as match_store
 from counter.services import spent
-from counter.services.devices import Holder, let_go, match_ids, new_key
+from counter.services.devices import Device, let_go, match_ids, new_key
 from counter.storage import erasure, push
-from counter.storage.models import Deal, Device, DeviceLink, Match, db, utcnow
+from counter.storage.models import Deal, DeviceLink, Match, db, utcnow
+from counter.storage.models import Device as DeviceRow
 from counter.storage.owner_lock import lock_owners
 from counter.storage.transactions import writes
 
@@ -110,7 +111,7 @@ def _count(owner: str) -> int:
 
 
 @writes
-def use_device_link(*, token: str, device: Holder, bring_own: bool = False) -> str:
+def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> str:
     """Spend the link: ``device`` holds the key it carries from now on, which is returned.
 
     The device's own matches join that key only with ``bring_own``; otherwise they
@@ -147,8 +148,8 @@ def use_device_link(*, token: str, device: Holder, bring_own: bool = False) -> s
         elif home is None and _count(owner):
             home = owner
         db.session.execute(
-            update(Device)
-            .where(Device.id == device.id)
+            update(DeviceRow)
+            .where(DeviceRow.id == device.id)
             .values(owner=giver, home=home, match_id=None)
         )
     db.session.commit()
@@ -190,13 +191,13 @@ def rotate_key(*, owner: str, fresh: str, device_id: int) -> str:
     """Give this browser's matches the key ``fresh``: every other device loses them, and
     goes back to its own matches from before it joined.
 
-    Device links and share links made with the old key stop working too.
+    DeviceRow links and share links made with the old key stop working too.
     """
     db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
     _move_matches(source=owner, target=fresh)
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
     let_go(owner=owner, keep=device_id)
-    db.session.execute(update(Device).where(Device.id == device_id).values(owner=fresh))
+    db.session.execute(update(DeviceRow).where(DeviceRow.id == device_id).values(owner=fresh))
     db.session.commit()
     push.recheck(match_ids(owner=fresh))  # the other devices' live pages end now
     return fresh
@@ -209,7 +210,7 @@ class Erased:
 
 
 @writes
-def erase_everything(*, device: Holder) -> Erased:
+def erase_everything(*, device: Device) -> Erased:
     """Delete every match, deal, share link and device link of this device's key (and of
     its own key from before it joined, if it kept one); it starts afresh with a new key.
 
@@ -223,8 +224,8 @@ def erase_everything(*, device: Holder) -> Erased:
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))
     let_go(owner=device.owner, keep=device.id)
     db.session.execute(
-        update(Device)
-        .where(Device.id == device.id)
+        update(DeviceRow)
+        .where(DeviceRow.id == device.id)
         .values(owner=new_key(), home=None, match_id=None)
     )
     for key in keys:

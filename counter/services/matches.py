@@ -14,7 +14,7 @@ from counter.game.refusals import N_, Conflict
 from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, Preset, Seat
 from counter.services import devices, spent
 from counter.services.defaults import default_names
-from counter.services.devices import Holder
+from counter.services.devices import Device
 from counter.services.read_models import MatchPage, MatchView, view
 from counter.storage import push, repository, series
 from counter.storage.models import Match, db, utcnow
@@ -40,7 +40,7 @@ def get_match(*, owner: str | None, match_id: int) -> MatchView:
     return view(repository.load(owner, match_id))
 
 
-def current_match(*, owner: str | None, device: Holder | None = None) -> MatchView | None:
+def current_match(*, owner: str | None, device: Device | None = None) -> MatchView | None:
     """The match on this device's screen; for a device that has none yet, the match
     this browser played in last. With its deals."""
     shown = shown_id(owner=owner, device=device)
@@ -58,12 +58,12 @@ def owns(*, owner: str, match_id: int) -> bool:
     return db.session.scalar(found) is not None
 
 
-def shown_id(*, owner: str | None, device: Holder | None) -> int | None:
+def shown_id(*, owner: str | None, device: Device | None) -> int | None:
     """The id of the match on this device's screen (or the one played in last)."""
     return devices.shown_match_id(device=device) or repository.current_id(owner)
 
 
-def pin(device: Holder | None, match_id: int) -> None:
+def pin(device: Device | None, match_id: int) -> None:
     """The device that played in this match shows it from now on (in the caller's transaction)."""
     if device is not None and device.match_id != match_id:
         devices.shows(device_id=device.id, match_id=match_id)
@@ -103,7 +103,7 @@ def start_match(
     rules: RuleChanges | None = None,
     preset: Preset | None = None,
     first_dealer: Seat | None = None,
-    device: Holder | None = None,
+    device: Device | None = None,
 ) -> tuple[MatchView, bool]:
     """Store a new match and make it the one on ``device``'s screen; returns it and whether
     it is new.
@@ -154,7 +154,7 @@ def start_match(
 def _start(
     *,
     owner: str,
-    device: Holder | None,
+    device: Device | None,
     uid: str | None = None,
     target: int | None = None,
     names: tuple[str, str] | None = None,
@@ -191,7 +191,7 @@ def _start(
     return stored
 
 
-def for_writing(*, owner: str, match_id: int | None, device: Holder | None) -> Stored:
+def for_writing(*, owner: str, match_id: int | None, device: Device | None) -> Stored:
     """The match a change goes into, locked, and the one on ``device``'s screen from now
     on; with no id, this browser's first match, started now."""
     if match_id is None:
@@ -230,7 +230,7 @@ def change_match(
     preset: Preset | None = None,
     first_dealer: Seat | None = None,
     play_on: bool = False,
-    device: Holder | None = None,
+    device: Device | None = None,
 ) -> MatchView:
     """Switch the target, rename the players, change the house rules or the first dealer
     (see :meth:`counter.game.match.Match.change`). With no ``match_id`` the browser's
@@ -258,7 +258,7 @@ def change_match(
 
 
 @writes
-def resume_match(*, owner: str, match_id: int, device: Holder | None = None) -> MatchView:
+def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> MatchView:
     """Make an unfinished match the one on ``device``'s screen again, with all it had."""
     stored = repository.load(owner, match_id, for_update=True)
     if stored.match.winner is not None:

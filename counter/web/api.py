@@ -22,9 +22,9 @@ from counter.web import answers, errors, i18n, limits, overtaken, shapes
 # only what the client lacks (counter/web/answers.py).
 from counter.web.answers import match_answer as match_json
 from counter.web.browser import (
-    browser_key,
-    ensure_browser_key,
+    current_owner,
     ensure_device,
+    ensure_owner,
     owner_of,
     this_device,
 )
@@ -88,7 +88,7 @@ def openapi() -> Response:
 @bp.get("/matches")
 def list_matches() -> dict[str, Any]:
     """This browser's matches, newest first, a page at a time (``?page=N``)."""
-    return page_json(matches.list_matches(owner=browser_key(), page=_query_number("page") or 1))
+    return page_json(matches.list_matches(owner=current_owner(), page=_query_number("page") or 1))
 
 
 MATCH_SETTINGS = frozenset({"target", "players", "rules", "preset", "first_dealer"})
@@ -121,7 +121,7 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]
 @bp.get("/matches/current")
 def current_match() -> dict[str, Any]:
     """The match on this device's screen; for a device without one, the one played in last."""
-    match = matches.current_match(owner=browser_key(), device=this_device())
+    match = matches.current_match(owner=current_owner(), device=this_device())
     if match is None:
         raise MatchNotFound(N_("This browser has no match yet."))
     return match_json(match)
@@ -130,7 +130,7 @@ def current_match() -> dict[str, Any]:
 @bp.get("/matches/<match_id:match_id>")
 def show_match(match_id: int) -> dict[str, Any]:
     """One match with all its deals."""
-    return match_json(matches.get_match(owner=browser_key(), match_id=match_id))
+    return match_json(matches.get_match(owner=current_owner(), match_id=match_id))
 
 
 @bp.patch("/matches/<match_id:match_id>")
@@ -269,7 +269,7 @@ def shared_match(token: str) -> dict[str, Any]:
 @limits.heavy_reads
 def export() -> dict[str, Any]:
     """All of this browser's matches, as POST /api/import reads them."""
-    return archive.export_document(owner=browser_key())
+    return archive.export_document(owner=current_owner())
 
 
 @bp.post("/import")
@@ -282,10 +282,10 @@ def import_matches() -> tuple[dict[str, Any], int]:
     check_size(raw)
     checked = archive.read_document(raw)
     if parsing.dry_run(request.args.get("dry_run")):
-        report = archive.preview(owner=browser_key(), matches=checked)
+        report = archive.preview(owner=current_owner(), matches=checked)
         status = 200
     else:
-        report = archive.import_matches(owner=ensure_browser_key(), matches=checked)
+        report = archive.import_matches(owner=ensure_owner(), matches=checked)
         status = 201 if report.new else 200
     return {
         "new": [match.uid for match in report.new],

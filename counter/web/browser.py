@@ -13,7 +13,7 @@ import re
 from flask import g, request, session
 
 from counter.services import devices
-from counter.services.devices import Holder
+from counter.services.devices import Device
 from counter.storage.repository import MatchNotFound
 
 SESSION_DEVICE = "device"
@@ -38,7 +38,7 @@ SYSTEMS = (
 )
 
 
-def this_device() -> Holder | None:
+def this_device() -> Device | None:
     """The device asking, or None before it has recorded anything (or after it was forgotten)."""
     if "device" not in g:
         token = session.get(SESSION_DEVICE)
@@ -49,7 +49,7 @@ def this_device() -> Holder | None:
             _remember(devices.register(owner=legacy, label=device_label()))
         else:
             g.device = None
-    device: Holder | None = g.device
+    device: Device | None = g.device
     return device
 
 
@@ -60,18 +60,18 @@ def device_token() -> str | None:
     return token if isinstance(token, str) and "device" not in g else None
 
 
-def found(device: Holder | None) -> None:
+def found(device: Device | None) -> None:
     """The device of :func:`device_token`, as read with what the page needed besides."""
     g.device = device
 
 
-def browser_key() -> str | None:
+def current_owner() -> str | None:
     """The key this device holds, or None."""
     device = this_device()
     return None if device is None else device.owner
 
 
-def ensure_device() -> Holder:
+def ensure_device() -> Device:
     """This device, registered with a fresh key (and the cookie made to last a year) on the
     first write."""
     device = this_device()
@@ -81,7 +81,7 @@ def ensure_device() -> Holder:
     return device
 
 
-def ensure_browser_key() -> str:
+def ensure_owner() -> str:
     return ensure_device().owner
 
 
@@ -93,7 +93,7 @@ def device_id() -> int | None:
 
 def owner_of(match_id: int) -> str:
     """This device's key; a device without one has no matches, so the match is not found."""
-    owner = browser_key()
+    owner = current_owner()
     if owner is None:
         raise MatchNotFound.with_id(match_id)
     return owner
@@ -104,7 +104,7 @@ def changed() -> None:
     g.pop("device", None)
 
 
-def _remember(device: Holder) -> None:
+def _remember(device: Device) -> None:
     session.pop(LEGACY_KEY, None)
     session[SESSION_DEVICE] = device.token
     session.permanent = True

@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 from counter.game.refusals import N_, Malformed
 from counter.services import devices, keys
 from counter.web import forms, limits
-from counter.web.browser import browser_key, changed, ensure_browser_key, ensure_device
+from counter.web.browser import changed, current_owner, ensure_device, ensure_owner
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 
@@ -21,7 +21,7 @@ bp = limits.writes(Blueprint("devices", __name__))
 @limits.links
 def device_link() -> str:
     """A one-time link (and its QR code) that moves this browser's matches to another device."""
-    token = keys.create_device_link(owner=ensure_browser_key())
+    token = keys.create_device_link(owner=ensure_owner())
     url = url_for("devices.continue_here", token=token, _external=True)
     return render_template("device.html", url=url, qr=qr_svg(url))
 
@@ -29,7 +29,7 @@ def device_link() -> str:
 @bp.get("/continue/<token>")
 def continue_here(token: str) -> str:
     """What the link brings, and what becomes of this browser's matches (writes nothing)."""
-    handover = keys.preview_device_link(token=token, owner=browser_key())
+    handover = keys.preview_device_link(token=token, owner=current_owner())
     return render_template("continue.html", token=token, handover=handover)
 
 
@@ -51,7 +51,7 @@ def take_over(token: str) -> Response:
 @bp.post("/devices/<id:device_id>/forget")
 def forget_device(device_id: int) -> Response | str:
     """One other device no longer has these matches; it goes back to its own."""
-    owner = browser_key()
+    owner = current_owner()
     if owner is None:
         raise devices.DeviceNotFound(N_("That device no longer has these matches."))
     if not forms.confirmed():
@@ -76,7 +76,7 @@ def forget_device(device_id: int) -> Response | str:
 @bp.post("/devices/forget")
 def forget_devices() -> Response | str:
     """Give this browser a new key: every other device that held the old one loses the matches."""
-    owner = browser_key()
+    owner = current_owner()
     if owner is None:
         flash(gettext("No other device has this browser's matches."))
         return redirect(url_for("privacy.privacy"))

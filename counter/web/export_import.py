@@ -17,7 +17,7 @@ from counter.game.refusals import N_, Invalid, Refusal
 from counter.services import archive
 from counter.storage.timestamps import iso_utc
 from counter.web import limits, words
-from counter.web.browser import browser_key, ensure_browser_key
+from counter.web.browser import current_owner, ensure_owner
 from counter.web.errors import status_of
 from counter.web.import_size import MEGABYTE, check_size, import_limit
 
@@ -94,14 +94,14 @@ def write_csv(rows: Iterable[list[object]]) -> str:
 def export_csv() -> Response:
     """Every deal of this browser's matches, one row each, for a spreadsheet."""
     # A byte order mark, so that spreadsheets read the names as UTF-8.
-    return _download("\ufeff" + write_csv(csv_rows(browser_key())), "csv", "text/csv")
+    return _download("\ufeff" + write_csv(csv_rows(current_owner())), "csv", "text/csv")
 
 
 @bp.get("/export.json")
 @limits.heavy_reads
 def export_json() -> Response:
     """This browser's matches, to import into another browser."""
-    body = json.dumps(archive.export_document(owner=browser_key()), ensure_ascii=False, indent=1)
+    body = json.dumps(archive.export_document(owner=current_owner()), ensure_ascii=False, indent=1)
     return _download(body, "json", "application/json")
 
 
@@ -150,7 +150,7 @@ def import_preview() -> tuple[str, int]:
         checked = archive.read_document(raw)
     except Refusal as error:
         return _import_again(error), status_of(error)
-    report = archive.preview(owner=browser_key(), matches=checked)
+    report = archive.preview(owner=current_owner(), matches=checked)
     # The checked file goes back with the confirmation, compact, in a multipart form.
     payload = json.dumps(json.loads(raw), separators=(",", ":"))  # ASCII: any text survives
     return _import_page(report=report, payload=payload), 200
@@ -166,7 +166,7 @@ def import_confirm() -> Response | tuple[str, int]:
         checked = archive.read_document(payload)
     except Refusal as error:
         return _import_again(error), status_of(error)
-    report = archive.import_matches(owner=ensure_browser_key(), matches=checked)
+    report = archive.import_matches(owner=ensure_owner(), matches=checked)
     flash(ngettext("Imported %(num)s match.", "Imported %(num)s matches.", len(report.new)))
     if report.present:
         flash(

@@ -13,7 +13,7 @@ from counter.game.refusals import N_, Refusal
 from counter.services import deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.web import forms, i18n, limits, words
-from counter.web.browser import browser_key, owner_of, this_device
+from counter.web.browser import current_owner, owner_of, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
@@ -25,15 +25,15 @@ bp = limits.writes(Blueprint("history", __name__))
 def history() -> str:
     """This browser's matches, newest first."""
     page = parsing.page_number(request.args.get("page", "1"))
-    listed = matches.list_matches(owner=browser_key(), page=page)
-    current_id = matches.shown_id(owner=browser_key(), device=this_device())
+    listed = matches.list_matches(owner=current_owner(), page=page)
+    current_id = matches.shown_id(owner=current_owner(), device=this_device())
     return render_template("history.html", page=listed, current_id=current_id)
 
 
 @bp.get("/matches/<match_id:match_id>")
 def show_match(match_id: int) -> str:
     """One match with all its deals and running totals."""
-    owner = browser_key()
+    owner = current_owner()
     match = matches.get_match(owner=owner, match_id=match_id)
     token = sharing.share_token(owner=owner, match_id=match_id)
     share_url = None if token is None else url_for("sharing.shared", token=token, _external=True)
@@ -95,7 +95,7 @@ def delete_match(match_id: int) -> Response | str:
 def _edit_again(error: Refusal) -> str:
     match_id = int(request.view_args["match_id"])  # type: ignore[index]
     number = int(request.view_args["number"])  # type: ignore[index]
-    return render_edit(matches.get_match(owner=browser_key(), match_id=match_id), number, error)
+    return render_edit(matches.get_match(owner=current_owner(), match_id=match_id), number, error)
 
 
 def render_edit(match: MatchView, number: int, error: Refusal | None = None) -> str:
@@ -113,7 +113,7 @@ def render_edit(match: MatchView, number: int, error: Refusal | None = None) -> 
 
 def _back_to(match: MatchView) -> str:
     """The counter for the browser's current match, the match's own page for older ones."""
-    if match.id == matches.shown_id(owner=browser_key(), device=this_device()):
+    if match.id == matches.shown_id(owner=current_owner(), device=this_device()):
         return url_for("play.home")
     return url_for("history.show_match", match_id=match.id)
 
@@ -121,7 +121,7 @@ def _back_to(match: MatchView) -> str:
 @bp.get("/matches/<match_id:match_id>/deals/<number:number>")
 def edit_deal(match_id: int, number: int) -> str:
     """A form to correct or delete one past deal."""
-    return render_edit(matches.get_match(owner=browser_key(), match_id=match_id), number)
+    return render_edit(matches.get_match(owner=current_owner(), match_id=match_id), number)
 
 
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>")

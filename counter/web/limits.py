@@ -37,7 +37,7 @@ from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from limits.storage import MemoryStorage, RedisStorage
 
-from counter.web.browser import browser_key
+from counter.web.browser import current_owner
 from counter.web.errors import error_response
 
 WRITE_METHODS = ["POST", "PATCH", "DELETE"]
@@ -82,7 +82,7 @@ View = TypeVar("View", bound=Callable[..., Any])
 def per_browser() -> str:
     """What a request is counted by: a one-way hash of the browser's key, or its address
     before it has one (never empty: that would mean no limit)."""
-    key = browser_key()
+    key = current_owner()
     if key is None:
         return f"address:{per_address()}"
     return "browser:" + hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
@@ -91,7 +91,7 @@ def per_browser() -> str:
 def _rate(with_key: str, without_key: str) -> Callable[[], str]:
     """The setting that bounds this request: ``with_key`` for a browser with a key, else
     ``without_key`` (all browsers without one at this address together)."""
-    return lambda: str(current_app.config[with_key if browser_key() else without_key])
+    return lambda: str(current_app.config[with_key if current_owner() else without_key])
 
 
 def writes(blueprint: Blueprint) -> Blueprint:

@@ -29,7 +29,7 @@ from counter.game.refusals import N_, NotFound, TooMany
 from counter.services import devices, matches, sharing
 from counter.storage import push
 from counter.storage.models import db
-from counter.web.browser import browser_key, changed, device_id, owner_of
+from counter.web.browser import changed, current_owner, device_id, owner_of
 from counter.web.shapes import match_json, shared_from
 
 bp = Blueprint("live", __name__, url_prefix="/api")
@@ -193,7 +193,7 @@ def match_events(match_id: int) -> Response:
 
     def allowed() -> bool:
         changed()  # the device may have been removed, or its key changed, meanwhile
-        return browser_key() == owner and matches.owns(owner=owner, match_id=match_id)
+        return current_owner() == owner and matches.owns(owner=owner, match_id=match_id)
 
     asking = device_id()
 

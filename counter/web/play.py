@@ -31,7 +31,7 @@ from counter.services import deals, matches
 from counter.services.read_models import MatchView, blank_match
 from counter.storage.repository import MatchNotFound
 from counter.web import forms, i18n, limits, shapes, words
-from counter.web.browser import browser_key, ensure_device, this_device
+from counter.web.browser import current_owner, ensure_device, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
 
@@ -40,7 +40,7 @@ bp = limits.writes(Blueprint("play", __name__))
 
 def shown_match() -> MatchView:
     """The match on the counter: the one this browser played last, or a blank one."""
-    current = matches.current_match(owner=browser_key(), device=this_device())
+    current = matches.current_match(owner=current_owner(), device=this_device())
     return current or blank_match()
 
 
@@ -109,7 +109,7 @@ def _match_of_form() -> MatchView | None:
     if match_id is None:
         return None
     try:
-        return matches.get_match(owner=browser_key(), match_id=match_id)
+        return matches.get_match(owner=current_owner(), match_id=match_id)
     except MatchNotFound:
         return None
 
@@ -166,7 +166,7 @@ def record_deal() -> Response:
 def undo_last_deal() -> Response:
     """Take back the latest deal of the match on screen."""
     match_id = forms.match_id()
-    owner = browser_key()
+    owner = current_owner()
     if match_id is None or owner is None:
         raise NothingToUndo(N_("There is no deal to undo yet."))
     match, removed = deals.undo_last_deal(

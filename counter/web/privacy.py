@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 
 from counter.services import devices, keys, matches
 from counter.web import forms, i18n, limits
-from counter.web.browser import browser_key, changed, device_id, ensure_device
+from counter.web.browser import changed, current_owner, device_id, ensure_device
 from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("privacy", __name__))
@@ -19,7 +19,7 @@ bp = limits.writes(Blueprint("privacy", __name__))
 @bp.get("/privacy")
 def privacy() -> str:
     """What is stored, for how long, and how to erase it; in the page's language."""
-    owner = browser_key()
+    owner = current_owner()
     count = matches.count(owner=owner)
     return render_template(
         f"privacy/{i18n.select_language()}.html",
@@ -32,7 +32,7 @@ def privacy() -> str:
 @bp.post("/privacy/erase")
 def erase() -> Response | str:
     """Erase every match of this browser, its links and its key, after the player confirms."""
-    owner = browser_key()
+    owner = current_owner()
     if not forms.confirmed():
         count = matches.count(owner=owner)
         return confirm_page(

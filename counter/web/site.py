@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response
 from counter.game.refusals import N_, Malformed
 from counter.services import statistics
 from counter.web import assets, i18n, limits
-from counter.web.browser import browser_key
+from counter.web.browser import current_owner
 
 bp = limits.writes(Blueprint("site", __name__))
 
@@ -28,7 +28,7 @@ def rules() -> str:
 @limits.heavy_reads
 def statistics_page() -> str:
     """Each pair of players' record in this browser, with a small chart of how deals were won."""
-    return render_template("statistics.html", pairs=statistics.statistics(owner=browser_key()))
+    return render_template("statistics.html", pairs=statistics.statistics(owner=current_owner()))
 
 
 @bp.post("/language")
