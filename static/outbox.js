@@ -7,9 +7,16 @@ import { fold } from "./standing.js";
 export const STORE = "santase-counter";
 // 128 random bits as 32 hex digits. crypto.getRandomValues works on every page;
 // crypto.randomUUID only in a secure context, which http://<LAN address> is not.
-export const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+export const newId = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 const uidOf = (change) => change.match ?? change.uid; // the match of a change (a start's own)
-export const parse = (value) => { try { return JSON.parse(value); } catch { return null; } };
+export const parse = (value) => {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return null;
+  }
+};
 
 // {match, rules, outbox: [change], ids: {uid: id}, version, gone: [id]}
 export let state;
@@ -34,7 +41,7 @@ export function load(page, fresh) {
   // offline, is older than what this phone saw last. But a page drawn with no match, for
   // a phone that holds one, may have been drawn before the phone's first tap was in (a
   // reload right after it): what the phone holds is shown, and the server asked at once.
-  const match = fresh && (page.match.id || !saved?.match?.id) ? page.match : saved?.match ?? page.match;
+  const match = fresh && (page.match.id || !saved?.match?.id) ? page.match : (saved?.match ?? page.match);
   // Changes kept by an earlier version of this page have no id yet.
   const outbox = (saved?.outbox ?? []).map((change) => ({ id: newId(), ...change }));
   state = { ...page, match, outbox, ids: saved?.ids ?? {}, version: saved?.version ?? 0, gone: saved?.gone ?? [] };
@@ -53,12 +60,18 @@ export function reread(before = state && { ...state }, written = null) {
   // Every id this tab, the copy before and the stored one know of, the stored (newest) last:
   // those are kept when a save keeps 64.
   const gone = new Set([...(state?.gone ?? []), ...(before?.gone ?? [])]);
-  for (const id of saved.gone ?? []) { gone.delete(id); gone.add(id); }
+  for (const id of saved.gone ?? []) {
+    gone.delete(id);
+    gone.add(id);
+  }
   const outbox = saved.outbox.filter((change) => !gone.has(change.id));
   Object.assign(state, { match: saved.match, outbox, ids: saved.ids, version: saved.version, gone: [...gone] });
   for (const change of outbox) gone.add(change.id); // neither lost nor to be put back
   const after = written ?? saved;
-  const lost = !before?.outbox || !after.outbox || after.version > before.version ? [] : before.outbox.filter((change) => change.v >= after.version && !gone.has(change.id));
+  const lost =
+    !before?.outbox || !after.outbox || after.version > before.version
+      ? []
+      : before.outbox.filter((change) => change.v >= after.version && !gone.has(change.id));
   if (!lost.length && outbox.length === saved.outbox.length) return; // nothing put back, nothing taken out again
   for (const uid of lost.map(uidOf)) state.ids[uid] ??= before.ids?.[uid];
   state.outbox.push(...lost.map((change) => ({ ...change, v: state.version + 1 }))); // added by this save
@@ -73,7 +86,11 @@ export function save() {
   const ids = {}; // the ids still needed: those of matches with changes waiting
   for (const uid of outbox.map(uidOf)) if (state.ids[uid]) ids[uid] = state.ids[uid];
   state.ids = ids;
-  try { localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids, version, gone })); } catch { /* full: memory only */ }
+  try {
+    localStorage.setItem(STORE, JSON.stringify({ match, outbox, ids, version, gone }));
+  } catch {
+    /* full: memory only */
+  }
 }
 
 // Changes answered, refused, withdrawn or dropped leave the outbox, and are kept as gone.
@@ -118,8 +135,12 @@ export function matchUid() {
   if (shown.uid) return shown.uid;
   const uid = newId();
   enqueue({
-    kind: "start", uid, target: shown.target, first_dealer: shown.first_dealer,
-    players: shown.players.map((player) => player.name), rules: shown.rules,
+    kind: "start",
+    uid,
+    target: shown.target,
+    first_dealer: shown.first_dealer,
+    players: shown.players.map((player) => player.name),
+    rules: shown.rules,
   });
   return uid;
 }
@@ -133,10 +154,13 @@ class Unreachable extends Error {} // no answer from the counter: the change wai
 
 async function call(method, path, body) {
   const response = await fetch(path, {
-    method, credentials: "same-origin",
+    method,
+    credentials: "same-origin",
     headers: body ? { "Content-Type": "application/json" } : {},
     body: body ? JSON.stringify(body) : undefined,
-  }).catch((error) => { throw new Unreachable(error.message); }); // offline, or the connection broke
+  }).catch((error) => {
+    throw new Unreachable(error.message); // offline, or the connection broke
+  });
   if (response.status === 204) return null;
   const answer = await response.json().catch(() => undefined);
   if (response.ok && answer !== undefined) return answer;
@@ -161,12 +185,15 @@ function request(change) {
       return ["POST", `${match}/deals`, { player, outcome, request_id, after }];
     }
     case "undo": {
-      const which = change.request_id ? `request_id=${encodeURIComponent(change.request_id)}` : `number=${change.number}`;
+      const which = change.request_id
+        ? `request_id=${encodeURIComponent(change.request_id)}`
+        : `number=${change.number}`;
       return ["DELETE", `${match}/deals/last?${which}`];
     }
     default: {
       const body = {};
-      for (const name of ["target", "players", "rules", "first_dealer", "play_on"]) if (change[name] !== undefined) body[name] = change[name];
+      for (const name of ["target", "players", "rules", "first_dealer", "play_on"])
+        if (change[name] !== undefined) body[name] = change[name];
       return ["PATCH", match, body];
     }
   }
@@ -205,7 +232,8 @@ function refused(change, error) {
 // since, may be the same deal, tapped on both phones. It is sent as if they had not come
 // yet, and the server asks (docs/sync.md).
 let lately = { until: 0 };
-export const knownBefore = (seat, known) => (performance.now() < lately.until && lately.player === seat && lately.after === known ? lately.before : known);
+export const knownBefore = (seat, known) =>
+  performance.now() < lately.until && lately.player === seat && lately.after === known ? lately.before : known;
 
 // The match as another phone left it, pushed by the server (live.js): shown when nothing
 // of this phone's is waiting to go (then the answers bring it), and so the deals it has
@@ -216,8 +244,20 @@ export function arrived(match) {
   reread();
   const known = state.match.deals.length;
   const { played_at } = state.match;
-  if (state.outbox.length || match.uid !== state.match.uid || match.played_at < played_at || (match.played_at === played_at && match.deals.length < known)) return;
-  if (match.deals.length > known) lately = { until: performance.now() + 10000, before: known, after: match.deals.length, player: match.deals.at(-1).player };
+  if (
+    state.outbox.length ||
+    match.uid !== state.match.uid ||
+    match.played_at < played_at ||
+    (match.played_at === played_at && match.deals.length < known)
+  )
+    return;
+  if (match.deals.length > known)
+    lately = {
+      until: performance.now() + 10000,
+      before: known,
+      after: match.deals.length,
+      player: match.deals.at(-1).player,
+    };
   state.match = match;
   save();
   show.draw();
@@ -226,10 +266,18 @@ export function arrived(match) {
 // One tab of this browser sends at a time, from what is stored; the others show it. Web
 // Locks choose it; over plain http, where there are none, a lease does (plain-http.js).
 let sender = null; // the lease, once loaded
-const theLease = () => (sender ??= import("./plain-http.js").then((module) => module.lease(`${STORE}-sender`, newId())));
+const theLease = () =>
+  (sender ??= import("./plain-http.js").then((module) => module.lease(`${STORE}-sender`, newId())));
 
 let holding = 0; // this tab's tasks under the lock (the lease counts its own)
-const holdingTheLock = async (task) => { holding += 1; try { return await task(); } finally { holding -= 1; } };
+const holdingTheLock = async (task) => {
+  holding += 1;
+  try {
+    return await task();
+  } finally {
+    holding -= 1;
+  }
+};
 
 async function asTheSender(task) {
   if (navigator.locks) return navigator.locks.request(STORE, () => holdingTheLock(task));
@@ -245,9 +293,13 @@ async function asTheSender(task) {
 async function whileNoneSends(task) {
   if (holding) return task(); // this tab holds the lock, and rereads before it sends the next
   let ran = false;
-  const run = () => { ran = true; return task(); };
+  const run = () => {
+    ran = true;
+    return task();
+  };
   try {
-    if (navigator.locks) return await navigator.locks.request(STORE, { ifAvailable: true }, (lock) => (lock ? run() : null));
+    if (navigator.locks)
+      return await navigator.locks.request(STORE, { ifAvailable: true }, (lock) => (lock ? run() : null));
     return await (await theLease()).whileHeld(run, () => null);
   } catch (error) {
     if (ran) throw error;
@@ -266,7 +318,11 @@ export const flush = () => asTheSender(flushNow).catch(fail);
 // Back online, back on screen, or just opened: send what waits, then look at the server.
 export const wakeUp = () => {
   retryDelay = 1000;
-  asTheSender(async () => { await flushNow(); await refresh(); show.draw(); }).catch(fail);
+  asTheSender(async () => {
+    await flushNow();
+    await refresh();
+    show.draw();
+  }).catch(fail);
 };
 
 async function flushNow() {
@@ -280,7 +336,10 @@ async function flushNow() {
       reread();
       const change = state.outbox[0];
       if (!change) break;
-      if (change.ask) { show.overtaken(change, change); break; } // waits for its player's answer
+      if (change.ask) {
+        show.overtaken(change, change); // it waits for its player's answer
+        break;
+      }
       change.tried = true; // on its way: Undo can no longer take it back unsent
       save();
       let answer;
@@ -289,7 +348,10 @@ async function flushNow() {
       } catch (error) {
         if (!(error instanceof Refused || error instanceof Gone)) throw error;
         // Another phone recorded or undid a deal first: its player is asked (other-phone.js).
-        if (error.cause?.match) { show.overtaken(change, error.cause); break; }
+        if (error.cause?.match) {
+          show.overtaken(change, error.cause);
+          break;
+        }
         refused(change, error);
         await refresh();
         continue;

@@ -33,9 +33,9 @@ self.addEventListener("install", (event) => {
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(
-    caches.keys().then((names) =>
-      Promise.all(names.filter((name) => name !== SHELL).map((name) => caches.delete(name))),
-    ),
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name !== SHELL).map((name) => caches.delete(name)))),
   );
   self.clients.claim();
 });
