@@ -5,8 +5,9 @@
 // Each import on one line: the form counter/web/assets.py is written to join.
 // prettier-ignore
 import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
+import { newId, parse, STORE } from "./changes.js";
 // prettier-ignore
-import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, newId, parse, reread, show, state, STORE, view, wakeUp, withdraw } from "./outbox.js";
+import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, reread, show, state, view, wakeUp, withdraw } from "./outbox.js";
 
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;

@@ -3,7 +3,8 @@
 // when a change is first made (or a setting first tapped) and hands it `tap`: how a
 // change is made there, and the same-tap guard.
 import { $, fill, moreWords, notify, wonBy, words } from "./board.js";
-import { matchUid, newId, state, view } from "./outbox.js";
+import { newId } from "./changes.js";
+import { matchUid, state, view } from "./outbox.js";
 
 await moreWords();
 // Its questions (ask.js) are drawn by the other pages' styles.
