@@ -2,8 +2,8 @@
 // confirmed yet (docs/sync.md). No rule of the game is written here: what each outcome
 // is worth, who deals and leads next, when a score wins or rules a target out and with
 // whom games carry over come from the server as data (`rules`, made by
-// counter/rulebook.py from counter/scoring.py). This file only applies them, and a
-// change the server would refuse changes nothing here either: the server says why.
+// counter/game/rulebook.py from counter/game/scoring.py). This file only applies them,
+// and a change the server would refuse changes nothing here either: the server says why.
 
 // The players a rule may pick, from the dealer and the player who received the points.
 const ROLES = {

@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import { fold, reached } from "../../static/standing.js";
 
-// The rules as counter/rulebook.py sends them, cut to the outcomes and house rules used here.
+// The rules as counter/game/rulebook.py sends them, cut to the outcomes and house rules used here.
 const RULES = {
   rule_names: ["next_dealer", "ties"],
   outcomes: {
