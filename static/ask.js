@@ -10,7 +10,10 @@ export function ask(text, yes, no, { required = false } = {}) {
   question.textContent = text;
   const buttons = document.createElement("form");
   buttons.method = "dialog";
-  for (const [value, label] of [["yes", yes], ["no", no]]) {
+  for (const [value, label] of [
+    ["yes", yes],
+    ["no", no],
+  ]) {
     const button = document.createElement("button");
     button.value = value;
     button.textContent = label;
@@ -23,6 +26,9 @@ export function ask(text, yes, no, { required = false } = {}) {
   if (required) dialog.addEventListener("cancel", (event) => event.preventDefault());
   dialog.showModal();
   return new Promise((resolve) => {
-    dialog.addEventListener("close", () => { dialog.remove(); resolve(dialog.returnValue); });
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(dialog.returnValue);
+    });
   });
 }

@@ -12,7 +12,8 @@ export const $$ = (selector, within = root) => [...within.querySelectorAll(selec
 
 // Each outcome's name, as its button says it.
 const outcomeName = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
-const receives = (match, deal) => fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
+const receives = (match, deal) =>
+  fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
 
 // "+2 Иван · Schneider", or "±0 Tie".
 export function describe(match, deal) {
@@ -62,7 +63,9 @@ function dealRow(match, deal) {
   row.append(
     number,
     deal.player ? cell(receives(match, deal), `seat${deal.player}`) : cell(words.noPoints),
-    why, cell(deal.scores[0], "num"), cell(deal.scores[1], "num"),
+    why,
+    cell(deal.scores[0], "num"),
+    cell(deal.scores[1], "num"),
   );
   if (deal.pending) row.className = "pending";
   return row;
@@ -140,7 +143,8 @@ export function draw() {
 export function drawSync() {
   const waiting = state.outbox.length;
   const sync = $("[data-sync]");
-  const count = waiting === 0 ? words.saved : waiting === 1 ? words.waitingOne : fill(words.waiting, { count: waiting });
+  const count =
+    waiting === 0 ? words.saved : waiting === 1 ? words.waitingOne : fill(words.waiting, { count: waiting });
   const error = trouble.tap ?? trouble.sync;
   if (error) sync.textContent = fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) });
   else sync.textContent = navigator.onLine ? count : `${words.offline} · ${count}`;
@@ -172,14 +176,23 @@ export function fade(box) {
   if (!$(".error, .stays", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
 }
 
-export const told = () => { refusals.length = 0; };
+export const told = () => {
+  refusals.length = 0;
+};
 
 // The words needed only sometimes (the settings', a refusal's), in the page's language:
 // fetched once, when first needed (kept by the service worker for use offline).
 let more = null;
-export const moreWords = () => (more ??= fetch(`/words/${document.documentElement.lang}.json`)
-  .then((response) => response.json())
-  .then((loaded) => Object.assign(words, loaded), (error) => { more = null; throw error; }));
+export const moreWords = () =>
+  (more ??= fetch(`/words/${document.documentElement.lang}.json`)
+    .then((response) => response.json())
+    .then(
+      (loaded) => Object.assign(words, loaded),
+      (error) => {
+        more = null;
+        throw error;
+      },
+    ));
 
 export function failed() {
   const error = trouble.tap ?? trouble.sync;

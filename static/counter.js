@@ -2,8 +2,12 @@
 // does. This file holds what each button does; outbox.js keeps and sends the changes
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
+// Each import on one line: the form counter/web/assets.py is written to join.
+// prettier-ignore
 import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
-import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, newId, parse, reread, show, state, STORE, view, wakeUp, withdraw } from "./outbox.js";
+import { newId, parse, STORE } from "./changes.js";
+// prettier-ignore
+import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, reread, show, state, view, wakeUp, withdraw } from "./outbox.js";
 
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
@@ -27,9 +31,13 @@ function tapDeal(player, outcome) {
   const key = `${player}:${outcome}`;
   const again = lastTap.key === key && now - lastTap.at < SAME_TAP_MS;
   lastTap = { key, at: now, said: lastTap.said };
-  if (again) { // already in the outbox; said, so that a player who meant two deals knows
+  if (again) {
+    // already in the outbox; said, so that a player who meant two deals knows
     const said = lastTap.said;
-    moreWords().then(() => notify(`${words.sameTap} ${said}`), () => {});
+    moreWords().then(
+      () => notify(`${words.sameTap} ${said}`),
+      () => {},
+    );
     return;
   }
   lastChange = now;
@@ -58,7 +66,10 @@ async function undoLast() {
   }
   // Its words came with the first change (offline where they could not: the score alone).
   const score = announce(view());
-  moreWords().then(() => notify(`${fill(words.undone, { number: deal.number, note })} ${score}`), () => notify(score));
+  moreWords().then(
+    () => notify(`${fill(words.undone, { number: deal.number, note })} ${score}`),
+    () => notify(score),
+  );
 }
 
 // The settings (settings.js) are needed only sometimes: the file loads with the first change
@@ -72,7 +83,11 @@ const tap = {
   },
 };
 let settingsModule = null;
-const loadSettings = () => (settingsModule ??= import("./settings.js").catch((error) => { settingsModule = null; throw error; }));
+const loadSettings = () =>
+  (settingsModule ??= import("./settings.js").catch((error) => {
+    settingsModule = null;
+    throw error;
+  }));
 const setting = (name) => (form, button) => loadSettings().then((module) => module[name](form, button, tap));
 
 const handlers = {
@@ -96,7 +111,9 @@ async function keepAwake(want) {
   if (want && !wakeLock && visible()) {
     try {
       wakeLock = await navigator.wakeLock.request("screen");
-      wakeLock.addEventListener("release", () => { wakeLock = null; });
+      wakeLock.addEventListener("release", () => {
+        wakeLock = null;
+      });
     } catch {
       wakeLock = null; // battery saver or a browser policy: the screen may sleep
     }
@@ -137,9 +154,15 @@ function follow(id) {
   if (!id) return;
   heard();
   source.addEventListener("beat", heard);
-  source.onmessage = (event) => { heard(); arrived(JSON.parse(event.data)); };
+  source.onmessage = (event) => {
+    heard();
+    arrived(JSON.parse(event.data));
+  };
   source.addEventListener("gone", wakeUp); // deleted, or no longer this phone's
-  source.addEventListener("next", (event) => { heard(); otherPhone().then((module) => module.offer(event)); });
+  source.addEventListener("next", (event) => {
+    heard();
+    otherPhone().then((module) => module.offer(event));
+  });
 }
 
 const visible = () => document.visibilityState === "visible";
@@ -154,26 +177,41 @@ function redraw() {
 // What another phone did that this one is asked about (other-phone.js, loaded when needed).
 const otherPhone = () => import("./other-phone.js");
 // Another phone overtook a deal of this one: was it the same deal?
-const overtaken = (change, answer) => otherPhone().then((module) => module.settle(change, answer), () => {});
+const overtaken = (change, answer) =>
+  otherPhone().then(
+    (module) => module.settle(change, answer),
+    () => {},
+  );
 
 document.body.classList.add("live");
 // A refusal's line (refusals.js) loads with the first refusal.
-const showRefused = (change, error) => import("./refusals.js").then((module) => module.refused(change, error)).catch(fail);
-Object.assign(show, { draw: redraw, refused: showRefused, failed, overtaken, blank: () => moreWords().then(() => words.blank) });
+const showRefused = (change, error) =>
+  import("./refusals.js").then((module) => module.refused(change, error)).catch(fail);
+Object.assign(show, {
+  draw: redraw,
+  refused: showRefused,
+  failed,
+  overtaken,
+  blank: () => moreWords().then(() => words.blank),
+});
 load(JSON.parse(root.dataset.state), root.dataset.fresh === "1");
 redraw();
 wakeUp(); // what a closed tab left unsent goes now
 const status = $("[data-status]");
 fade(status);
 status.addEventListener("click", (event) => {
-  if (event.target.closest(".message") && !event.target.closest("button")) event.target.closest(".message").classList.toggle("open");
+  if (event.target.closest(".message") && !event.target.closest("button"))
+    event.target.closest(".message").classList.toggle("open");
 });
 // With the script, a name counts as soon as it is typed: no button to find first.
 // Each tap makes its change after the one before it, even one waiting for settings.js: a
 // target tapped just before a deal counts first.
 let lastTurn = Promise.resolve();
-const inTurn = (run) => { lastTurn = lastTurn.then(run).catch(fail); };
-for (const input of $$(".name-input")) input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
+const inTurn = (run) => {
+  lastTurn = lastTurn.then(run).catch(fail);
+};
+for (const input of $$(".name-input"))
+  input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
 root.addEventListener("submit", (event) => {
   const handler = handlers[event.target.dataset.action];
   if (!handler) return;
@@ -187,10 +225,17 @@ window.addEventListener("unhandledrejection", (event) => fail(event.reason));
 // before either, over plain http, a switch waits for the network).
 const display = document.querySelector("form.display");
 let switches = null;
-const loadSwitches = () => (switches ??= import("./display.js").catch((error) => { switches = null; throw error; }));
+const loadSwitches = () =>
+  (switches ??= import("./display.js").catch((error) => {
+    switches = null;
+    throw error;
+  }));
 display.addEventListener("submit", (event) => {
   event.preventDefault();
-  loadSwitches().then((module) => module.switchDisplay(event.submitter, display), () => {});
+  loadSwitches().then(
+    (module) => module.switchDisplay(event.submitter, display),
+    () => {},
+  );
 });
 // No theme chosen yet: the switch shows the phone's own.
 if (!document.documentElement.dataset.theme && matchMedia("(prefers-color-scheme: dark)").matches) {

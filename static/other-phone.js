@@ -29,7 +29,8 @@ export function offer(event) {
 
 async function follow(id) {
   $("[data-status]").replaceChildren();
-  const response = await fetch(`/api/matches/${id}/resume`, { method: "POST", credentials: "same-origin" }).catch(() => null);
+  const resumed = fetch(`/api/matches/${id}/resume`, { method: "POST", credentials: "same-origin" });
+  const response = await resumed.catch(() => null);
   if (!response?.ok) return; // offline, finished or deleted meanwhile: this match stays
   const match = await response.json();
   outbox.reread();

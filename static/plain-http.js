@@ -20,7 +20,9 @@ export function lease(name, tab) {
       const other = held();
       if (other && other.tab !== tab && other.until > Date.now()) return false;
       claim();
-      await new Promise((resolve) => { setTimeout(resolve, CLAIM_MS); });
+      await new Promise((resolve) => {
+        setTimeout(resolve, CLAIM_MS);
+      });
       return held()?.tab === tab;
     } catch {
       return true; // no storage: this tab is the only one that knows its outbox
@@ -30,7 +32,9 @@ export function lease(name, tab) {
   function release() {
     try {
       if (held()?.tab === tab) localStorage.removeItem(name);
-    } catch { /* nothing to give up */ }
+    } catch {
+      /* nothing to give up */
+    }
   }
 
   // Runs `task` if this tab holds the lease, else calls `refused` (another tab sends).
@@ -57,4 +61,6 @@ const note = document.querySelector("[data-plain-http]");
 try {
   if (note && localStorage.getItem("santase-counter-http-noted")) note.remove();
   else if (note) localStorage.setItem("santase-counter-http-noted", "1");
-} catch { /* no storage: the note stays */ }
+} catch {
+  /* no storage: the note stays */
+}

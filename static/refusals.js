@@ -2,7 +2,7 @@
 // Refusals come only from a server that answers, and seldom: this file and its words load
 // with the first one.
 import { fill, moreWords, notify, refusals, words } from "./board.js";
-import { Gone } from "./outbox.js";
+import { Gone } from "./api.js";
 
 await moreWords();
 

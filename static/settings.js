@@ -3,7 +3,8 @@
 // when a change is first made (or a setting first tapped) and hands it `tap`: how a
 // change is made there, and the same-tap guard.
 import { $, fill, moreWords, notify, wonBy, words } from "./board.js";
-import { matchUid, newId, state, view } from "./outbox.js";
+import { newId } from "./changes.js";
+import { matchUid, state, view } from "./outbox.js";
 
 await moreWords();
 // Its questions (ask.js) are drawn by the other pages' styles.
@@ -34,7 +35,12 @@ export async function target(_form, button, tap) {
     if (!(await ask(question, fill(words.playOn, { target })))) return;
     play_on = true;
   }
-  changeSettings(tap, { target, play_on }, fill(words.targetNow, { target }), `${$("#target-label").textContent} ${target}`);
+  changeSettings(
+    tap,
+    { target, play_on },
+    fill(words.targetNow, { target }),
+    `${$("#target-label").textContent} ${target}`,
+  );
 }
 
 // Names go as typed: the server tidies them, and its answer shows the result. Enter in
@@ -42,7 +48,12 @@ export async function target(_form, button, tap) {
 export function names(form, _button, tap) {
   const players = [form.elements.player1.value, form.elements.player2.value];
   if (players.every((name, index) => name === view().players[index].name)) return;
-  changeSettings(tap, { players }, fill(words.namesSaved, { first: players[0], second: players[1] }), players.join(" – "));
+  changeSettings(
+    tap,
+    { players },
+    fill(words.namesSaved, { first: players[0], second: players[1] }),
+    players.join(" – "),
+  );
 }
 
 export function dealer(_form, button, tap) {

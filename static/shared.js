@@ -7,12 +7,20 @@ const source = window.EventSource && new EventSource(`${location.pathname.replac
 if (source) {
   // Silent for two heartbeats (a proxy holding the stream back): the page looks itself.
   let silence = null;
-  const heard = () => { clearTimeout(silence); silence = setTimeout(again, 2000 * Number(page.dataset.beat || 15)); };
+  const heard = () => {
+    clearTimeout(silence);
+    silence = setTimeout(again, 2000 * Number(page.dataset.beat || 15));
+  };
   heard();
   source.addEventListener("beat", heard);
-  source.onmessage = (event) => { heard(); if (event.lastEventId !== page.dataset.event) again(); };
+  source.onmessage = (event) => {
+    heard();
+    if (event.lastEventId !== page.dataset.event) again();
+  };
   source.addEventListener("gone", again);
-  source.onerror = () => { if (source.readyState === EventSource.CLOSED) setTimeout(again, 10000); };
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) setTimeout(again, 10000);
+  };
 } else {
   setTimeout(again, 10000);
 }

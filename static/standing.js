@@ -2,8 +2,8 @@
 // confirmed yet (docs/sync.md). No rule of the game is written here: what each outcome
 // is worth, who deals and leads next, when a score wins or rules a target out and with
 // whom games carry over come from the server as data (`rules`, made by
-// counter/rulebook.py from counter/scoring.py). This file only applies them, and a
-// change the server would refuse changes nothing here either: the server says why.
+// counter/game/rulebook.py from counter/game/scoring.py). This file only applies them,
+// and a change the server would refuse changes nothing here either: the server says why.
 
 // The players a rule may pick, from the dealer and the player who received the points.
 const ROLES = {
@@ -44,10 +44,19 @@ function deal(view, change, rules) {
   const scores = view.players.map((player) => player.score);
   if (change.player) scores[change.player - 1] += points;
   view.deals.push({
-    number: view.deals.length + 1, player: change.player, outcome: change.outcome, points,
-    scores, dealer: view.dealer, request_id: change.request_id, corrected: false, pending: true,
+    number: view.deals.length + 1,
+    player: change.player,
+    outcome: change.outcome,
+    points,
+    scores,
+    dealer: view.dealer,
+    request_id: change.request_id,
+    corrected: false,
+    pending: true,
   });
-  view.players.forEach((player, index) => { player.score = scores[index]; });
+  view.players.forEach((player, index) => {
+    player.score = scores[index];
+  });
   const next = rules.dealer[view.rules.next_dealer][change.player ? "won" : "tie"];
   view.dealer = ROLES[next](view.dealer, change.player);
   return settle(view, rules);
@@ -60,7 +69,9 @@ function undo(view, change, rules) {
   }
   view.deals.pop();
   const before = view.deals.at(-1);
-  view.players.forEach((player, index) => { player.score = before ? before.scores[index] : 0; });
+  view.players.forEach((player, index) => {
+    player.score = before ? before.scores[index] : 0;
+  });
   view.dealer = last.dealer;
   return settle(view, rules);
 }
@@ -93,7 +104,8 @@ function settings(view, change, rules) {
 // series is unknown (null) until the server, which keeps every series, says.
 function carried(view, names, rules, count = "games") {
   const games = new Map(view.players.map((player) => [player.name, player[count]]));
-  const same = rules.series === "same_names_either_seat" && names[0] !== names[1] && names.every((name) => games.has(name));
+  const same =
+    rules.series === "same_names_either_seat" && names[0] !== names[1] && names.every((name) => games.has(name));
   return names.map((name) => (same ? games.get(name) : null));
 }
 
@@ -102,12 +114,20 @@ function start(view, change, rules) {
   const names = change.players ?? view.players.map((player) => player.name);
   const earlier = carried(view, names, rules);
   const dealer = change.first_dealer ?? 1;
-  return settle({
-    id: null, uid: change.uid, target: change.target ?? view.target,
-    rules: change.rules ? { ...view.rules, ...change.rules } : view.rules,
-    first_dealer: dealer, dealer, deals: [], pending: true,
-    players: names.map((name, index) => ({ seat: index + 1, name, score: 0, earlier: earlier[index] })),
-  }, rules);
+  return settle(
+    {
+      id: null,
+      uid: change.uid,
+      target: change.target ?? view.target,
+      rules: change.rules ? { ...view.rules, ...change.rules } : view.rules,
+      first_dealer: dealer,
+      dealer,
+      deals: [],
+      pending: true,
+      players: names.map((name, index) => ({ seat: index + 1, name, score: 0, earlier: earlier[index] })),
+    },
+    rules,
+  );
 }
 
 const steps = { deal, undo, settings, start };

@@ -3,7 +3,7 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v7";
+const SHELL = "santase-shell-v8";
 const ASSETS = [
   "/",
   "/static/counter.css",
@@ -12,6 +12,9 @@ const ASSETS = [
   // Part of counter.js as it travels; asked for alone by a script loaded later, they
   // answer with counter.js (counter/web/assets.py).
   "/static/outbox.js",
+  "/static/changes.js",
+  "/static/api.js",
+  "/static/sender.js",
   "/static/board.js",
   "/static/standing.js",
   "/static/other-phone.js",
@@ -33,9 +36,9 @@ self.addEventListener("install", (event) => {
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(
-    caches.keys().then((names) =>
-      Promise.all(names.filter((name) => name !== SHELL).map((name) => caches.delete(name))),
-    ),
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name !== SHELL).map((name) => caches.delete(name)))),
   );
   self.clients.claim();
 });

@@ -20,18 +20,29 @@ def served(client: FlaskClient, path: str) -> str:
 
 
 def test_the_page_script_holds_the_modules_it_imports_in_the_order_they_run() -> None:
-    assert list(bundle(STATIC)) == ["standing.js", "outbox.js", "board.js", ENTRY]
+    assert list(bundle(STATIC)) == [
+        "standing.js",
+        "changes.js",
+        "api.js",
+        "sender.js",
+        "outbox.js",
+        "board.js",
+        ENTRY,
+    ]
 
 
 def test_the_page_script_travels_with_no_import_of_its_own(client: FlaskClient) -> None:
     script = served(client, f"/static/{ENTRY}")
     assert "function fold(" in script  # standing.js
     assert "function enqueue(" in script  # outbox.js
+    assert "function merge(" in script  # changes.js, which outbox.js imports
     assert "function draw(" in script  # board.js
     assert 'from"./' not in script
 
 
-@pytest.mark.parametrize("module", ["standing.js", "outbox.js", "board.js"])
+@pytest.mark.parametrize(
+    "module", ["standing.js", "changes.js", "api.js", "sender.js", "outbox.js", "board.js"]
+)
 def test_a_module_of_the_page_script_asked_for_alone_is_that_script(
     client: FlaskClient, module: str
 ) -> None:
