@@ -12,8 +12,9 @@ import gzip
 import re
 from collections.abc import Callable
 
+from counter.web.assets import IMPORT
+
 ASSET = re.compile(r'(?:href|src)="(/(?:static/|manifest)[^"]*)"')
-IMPORT = re.compile(r'from\s*"\./([^"]+\.js)"')  # as written, and as minified: from"./x.js"
 
 
 def loaded(get: Callable[[str], bytes]) -> dict[str, bytes]:

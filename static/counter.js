@@ -2,7 +2,6 @@
 // does. This file holds what each button does; outbox.js keeps and sends the changes
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
-// Each import on one line: the form counter/web/assets.py is written to join.
 // prettier-ignore
 import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
 import { newId, parse, STORE } from "./changes.js";

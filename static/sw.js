@@ -3,14 +3,13 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v8";
+const SHELL = "santase-shell-v9";
 const ASSETS = [
   "/",
   "/static/counter.css",
   "/static/pages.css",
   "/static/counter.js",
-  // Part of counter.js as it travels; asked for alone by a script loaded later, they
-  // answer with counter.js (counter/web/assets.py).
+  // The modules counter.js imports, and those it loads when first needed.
   "/static/outbox.js",
   "/static/changes.js",
   "/static/api.js",

@@ -1,144 +1,51 @@
-"""The counter page's script travels as one file; its parts stay files of their own."""
+"""Scripts and stylesheets travel minified, each module a file of its own, preloaded."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-import pytest
 from flask.testing import FlaskClient
 
-from counter.web.assets import ENTRY, CannotBundle, _versions, bundle, script
+from counter.web.assets import imported
 
 STATIC = Path(__file__).parents[1] / "static"
 
 
-def served(client: FlaskClient, path: str) -> str:
+def get(client: FlaskClient, path: str) -> bytes:
     with client.get(path) as response:
         assert response.status_code == 200, path
-        return response.get_data(as_text=True)
+        return response.get_data()
 
 
-def test_the_page_script_holds_the_modules_it_imports_in_the_order_they_run() -> None:
-    assert list(bundle(STATIC)) == [
-        "standing.js",
-        "changes.js",
-        "api.js",
-        "sender.js",
-        "outbox.js",
-        "board.js",
-        ENTRY,
-    ]
+def test_a_script_travels_without_its_comments(client: FlaskClient) -> None:
+    written = (STATIC / "outbox.js").read_text()
+    sent = get(client, "/static/outbox.js").decode()
+    assert written.startswith("//")
+    assert not sent.startswith("//")
+    assert len(sent) < len(written)
 
 
-def test_the_page_script_travels_with_no_import_of_its_own(client: FlaskClient) -> None:
-    script = served(client, f"/static/{ENTRY}")
-    assert "function fold(" in script  # standing.js
-    assert "function enqueue(" in script  # outbox.js
-    assert "function merge(" in script  # changes.js, which outbox.js imports
-    assert "function draw(" in script  # board.js
-    assert 'from"./' not in script
+def test_a_stylesheet_travels_minified(client: FlaskClient) -> None:
+    assert len(get(client, "/static/counter.css")) < (STATIC / "counter.css").stat().st_size
 
 
-@pytest.mark.parametrize(
-    "module", ["standing.js", "changes.js", "api.js", "sender.js", "outbox.js", "board.js"]
-)
-def test_a_module_of_the_page_script_asked_for_alone_is_that_script(
-    client: FlaskClient, module: str
-) -> None:
-    """So that settings.js, loaded later, shares the page's one outbox and board."""
-    assert served(client, f"/static/{module}") == f'export * from "./{ENTRY}";'
+def test_an_unchanged_script_is_answered_304(client: FlaskClient) -> None:
+    first = client.get("/static/counter.js")
+    again = client.get("/static/counter.js", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
 
 
-def test_a_module_loaded_later_travels_on_its_own(client: FlaskClient) -> None:
-    script = served(client, "/static/settings.js")
-    assert 'from"./board.js"' in script
-    assert "function fold(" not in script
+def test_the_page_preloads_every_module_its_script_imports(client: FlaskClient) -> None:
+    page = get(client, "/").decode()
+    modules = imported(STATIC, "counter.js")
+    assert {"board.js", "outbox.js", "standing.js", "changes.js"} <= set(modules)
+    for module in modules:
+        assert f'<link rel="modulepreload" href="/static/{module}">' in page
 
 
-def write(folder: Path, **modules: str) -> Path:
-    for name, text in modules.items():
-        (folder / f"{name}.js").write_text(text, encoding="utf-8")
-    return folder
+def test_a_module_loaded_when_first_needed_is_not_preloaded() -> None:
+    assert "settings.js" not in imported(STATIC, "counter.js")
 
 
-@pytest.mark.parametrize(
-    ("modules", "said"),
-    [
-        (
-            {
-                "counter": 'import { a } from "./one.js";\nconst b = a;\n',
-                "one": "export const b = 1;\n",
-            },
-            "b is declared in one.js and in counter.js",
-        ),
-        (
-            {"counter": 'import * as one from "./one.js";\n', "one": "export const a = 1;\n"},
-            "only `import { … }",
-        ),
-        (
-            {"counter": 'import { a as b } from "./one.js";\n', "one": "export const a = 1;\n"},
-            "renamed with `as`",
-        ),
-        (
-            {
-                "counter": 'import { a } from "./one.js";\n',
-                "one": 'export { b } from "./two.js";\n',
-            },
-            "only `import { … }",
-        ),
-        (
-            {
-                "counter": 'import { a } from "./one.js";\n',
-                "one": 'export * as b from "./two.js";\n',
-            },
-            "only `import { … }",
-        ),
-        (
-            {"counter": 'import "./one.js";\n', "one": "export const a = 1;\n"},
-            "only `import { … }",
-        ),
-        (
-            {
-                "counter": 'import { a } from "./one.js";\n',
-                "one": 'import { c } from "./counter.js";\n',
-            },
-            "import each other",
-        ),
-    ],
-    ids=[
-        "a name declared twice",
-        "a namespace import",
-        "a renamed import",
-        "a re-export",
-        "a namespace re-export",
-        "an import for its effect",
-        "a cycle",
-    ],
-)
-def test_what_one_module_cannot_hold_is_said(
-    tmp_path: Path, modules: dict[str, str], said: str
-) -> None:
-    with pytest.raises(CannotBundle, match=re.escape(said)):
-        bundle(write(tmp_path, **modules))
-
-
-def test_a_word_that_starts_with_import_in_a_comment_is_no_import(tmp_path: Path) -> None:
-    write(tmp_path, counter="/*\nimportant: this says nothing\n*/\nconst a = 1;\n")
-    assert list(bundle(tmp_path)) == [ENTRY]
-
-
-def test_an_editors_hidden_file_beside_the_scripts_is_none_of_them(tmp_path: Path) -> None:
-    """Emacs keeps a lock as a dangling link, .#counter.js, while the file is edited."""
-    write(tmp_path, counter="const a = 1;\n")
-    (tmp_path / ".#counter.js").symlink_to(tmp_path / "nowhere")
-    assert [name for name, _time in _versions(tmp_path)] == [ENTRY]
-
-
-def test_a_bundle_that_cannot_be_made_fails_the_page_script_alone(tmp_path: Path) -> None:
-    write(tmp_path, counter='import * as one from "./one.js";\n', one="export const a = 1;\n")
-    write(tmp_path, other="export const b = 2;\n")
-    versions = _versions(tmp_path)
-    assert script(tmp_path / "other.js", versions) == b"export const b=2;"
-    with pytest.raises(CannotBundle):
-        script(tmp_path / ENTRY, versions)
+def test_a_file_outside_static_is_not_served(client: FlaskClient) -> None:
+    assert client.get("/static/../counter/config.py").status_code == 404

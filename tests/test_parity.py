@@ -78,8 +78,7 @@ def script(parity_app: Flask) -> Iterator[Page]:
             executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
         )
         page = browser.new_page()
-        # standing.js travels in the counter page's script (counter/web/assets.py): asked
-        # for alone, it is that script, which runs on the counter page.
+        # The counter page's own standing.js: the same module instance its script uses.
         page.goto(f"http://127.0.0.1:{http.server_port}/")
         page.evaluate(
             "import('/static/standing.js').then((module) => { window.standing = module; })"

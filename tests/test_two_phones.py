@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from counter.game import scoring
+from counter.game.match import DealsChanged
 from counter.game.refusals import Refusal
 from counter.services import deals, matches
 
@@ -88,8 +89,8 @@ def play(match_id: int, history: list[Any]) -> Ledger:
                     request_id=tap.request_id,
                     after=tap.after,
                 )
-            except deals.DealsChanged as changed:
-                now = len(changed.match.deals or ())
+            except DealsChanged:
+                now = count()
                 shift = now - tap.after
                 add_mine = operation[2]
                 for later in phone.queue[1:]:

@@ -12,7 +12,10 @@ from bench.weight import loaded, weight
 
 from helpers import api_play, api_start
 
-GZIPPED_LIMIT = 15 * 1024  # what travels to the phone; the raw size is only a guide
+# What travels to the phone, gzipped: the page and its styles draw a working counter in one
+# round trip's worth; with the scripts it loads before the first tap, a little more.
+PAGE_LIMIT = 14 * 1024
+WITH_SCRIPTS_LIMIT = 20 * 1024
 
 
 def fetch(client: FlaskClient, path: str) -> bytes:
@@ -22,7 +25,7 @@ def fetch(client: FlaskClient, path: str) -> bytes:
 
 
 @pytest.mark.parametrize("language", ["en", "bg"])
-def test_the_main_page_and_its_assets_stay_under_15_kb_gzipped(
+def test_the_main_page_stays_under_14_kb_and_with_its_scripts_under_20_kb(
     client: FlaskClient, language: str
 ) -> None:
     """In either language (Bulgarian words weigh more, as each Cyrillic letter is two
@@ -37,17 +40,14 @@ def test_the_main_page_and_its_assets_stay_under_15_kb_gzipped(
     bodies = loaded(lambda path: fetch(client, path))
     total, travels = weight(bodies)
     print(f"main page ({language}): {total} bytes, {travels} gzipped")
-    # The page's script travels as one file, with the modules it imports (assets.py).
-    assert set(bodies) == {
-        "/",
-        "/manifest.webmanifest",
-        "/static/counter.css",
-        "/static/counter.js",
-    }
     # Loaded only where needed: over plain http, with the first change, refusal or switch.
     lazy = ["plain-http", "settings", "refusals", "display", "ask"]
     assert not {f"/static/{name}.js" for name in lazy} & set(bodies)
-    assert travels < GZIPPED_LIMIT
+    page = {path: body for path, body in bodies.items() if not path.endswith(".js")}
+    _, page_travels = weight(page)
+    print(f"without its scripts: {page_travels} gzipped")
+    assert page_travels < PAGE_LIMIT
+    assert travels < WITH_SCRIPTS_LIMIT
 
 
 def test_no_request_leaves_the_site(client: FlaskClient) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from counter.game.names import DEFAULT_NAMES
 from counter.game.scoring import Outcome, Seat
 from counter.services import spent
 from counter.services.devices import Device
@@ -28,17 +29,18 @@ def record_deal(
     request_id: str | None = None,
     after: int | None = None,
     device: Device | None = None,
+    default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> tuple[MatchView, bool]:
     """Record one deal's game points for ``seat`` (none for a tie); returns the match and
     whether the deal is new.
 
-    With no ``match_id`` the browser's first match is started with this deal. A
+    With no ``match_id`` the browser's first match (``default_names``) is started with it. A
     ``request_id`` seen before in this match records nothing, so a double tap or a
     retried request counts once; so does one whose deal was undone since. With ``after``
     (how many deals the phone knew of) a match that has another number of deals now
     records nothing (:class:`~counter.game.match.DealsChanged`).
     """
-    stored = for_writing(owner=owner, match_id=match_id, device=device)
+    stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     if (
         request_id is not None
         and stored.match.recorded_by(request_id) is None

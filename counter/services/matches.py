@@ -9,11 +9,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from counter.game import match as game
+from counter.game.names import DEFAULT_NAMES
 from counter.game.parsing import RuleChanges, changed_rules
 from counter.game.refusals import N_, Conflict
 from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, Preset, Seat
 from counter.services import devices, spent
-from counter.services.defaults import default_names
 from counter.services.devices import Device
 from counter.services.read_models import MatchPage, MatchView, view
 from counter.storage import push, repository, series
@@ -104,11 +104,12 @@ def start_match(
     preset: Preset | None = None,
     first_dealer: Seat | None = None,
     device: Device | None = None,
+    default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> tuple[MatchView, bool]:
     """Store a new match and make it the one on ``device``'s screen; returns it and whether
     it is new.
 
-    Names not given are those of the match played last, then the defaults; house
+    Names not given are those of the match played last, then ``default_names``; house
     rules not given are its rules (the browser's last choice), a preset gives
     rules and target together. The same ``uid`` again (a retried or repeated
     request, a phone that started the match offline) answers the match it started.
@@ -134,6 +135,7 @@ def start_match(
             preset=preset,
             first_dealer=first_dealer,
             previous=previous,
+            default_names=default_names,
         )
         if uid is not None:
             spent.spend_uid(owner=owner, uid=uid, settings=asked)
@@ -162,6 +164,7 @@ def _start(
     preset: Preset | None = None,
     first_dealer: Seat | None = None,
     previous: int | None = None,
+    default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> Stored:
     """The one way a match starts: stored (not yet committed) as the one on ``device``'s
     screen, with what was not given taken from the match played last, else the defaults."""
@@ -173,7 +176,7 @@ def _start(
     if preset is not None:
         base = preset.rules
     if names is None:
-        names = default_names() if latest is None else latest.names
+        names = default_names if latest is None else latest.names
     if target is None:
         target = DEFAULT_TARGET if preset is None else preset.target
     at = utcnow()
@@ -191,11 +194,17 @@ def _start(
     return stored
 
 
-def for_writing(*, owner: str, match_id: int | None, device: Device | None) -> Stored:
+def for_writing(
+    *,
+    owner: str,
+    match_id: int | None,
+    device: Device | None,
+    default_names: tuple[str, str] = DEFAULT_NAMES,
+) -> Stored:
     """The match a change goes into, locked, and the one on ``device``'s screen from now
     on; with no id, this browser's first match, started now."""
     if match_id is None:
-        return _start(owner=owner, device=device)
+        return _start(owner=owner, device=device, default_names=default_names)
     stored = repository.load(owner, match_id, for_update=True)
     pin(device, match_id)
     return stored
@@ -231,11 +240,12 @@ def change_match(
     first_dealer: Seat | None = None,
     play_on: bool = False,
     device: Device | None = None,
+    default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> MatchView:
     """Switch the target, rename the players, change the house rules or the first dealer
     (see :meth:`counter.game.match.Match.change`). With no ``match_id`` the browser's
     first match is started with these settings."""
-    stored = for_writing(owner=owner, match_id=match_id, device=device)
+    stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     match = stored.match
     named = match.names
     chosen = None

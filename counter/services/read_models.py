@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from counter.game import scoring
+from counter.game.names import DEFAULT_NAMES
 from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat
-from counter.services.defaults import default_names
 from counter.storage import series
 from counter.storage.repository import Stored
 
@@ -131,14 +131,8 @@ def view(
     )
 
 
-def blank_match(
-    names: tuple[str, str] | None = None, rules: HouseRules = DEFAULT_RULES
-) -> MatchView:
-    """What the counter shows before this browser has a match: nothing stored yet.
-
-    The names are the defaults of the request's language unless given.
-    """
-    names = default_names() if names is None else names
+def blank_match(names: tuple[str, str] = DEFAULT_NAMES) -> MatchView:
+    """What the counter shows before this browser has a match: nothing stored yet."""
     return MatchView(
         id=None,
         uid=None,
@@ -149,5 +143,4 @@ def blank_match(
         created_at=None,
         finished_at=None,
         deals=(),
-        rules=rules,
     )

@@ -49,15 +49,6 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
     return run
 
 
-def one_snapshot() -> None:
-    """Let this request's reads from now on see the database as of one moment, as the
-    first of them finds it: PostgreSQL's REPEATABLE READ (each statement would otherwise
-    see what committed just before it); SQLite's read transaction does so already."""
-    if db.engine.dialect.name == "postgresql":
-        db.session.rollback()
-        db.session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-
-
 def begin_write() -> None:
     """Start a fresh transaction that may write; on SQLite it waits for the write lock now."""
     db.session.rollback()  # end any read transaction, whose snapshot may be stale

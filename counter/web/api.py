@@ -114,6 +114,7 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]
         rules=rules,
         preset=preset,
         first_dealer=first_dealer,
+        default_names=i18n.default_names(),
     )
     return _created(match) if started else match_json(match)
 

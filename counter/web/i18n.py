@@ -11,7 +11,6 @@ from werkzeug.http import parse_accept_header
 
 from counter.game.names import DEFAULT_NAMES
 from counter.game.refusals import Refusal
-from counter.services import defaults
 
 LANGUAGES = ("bg", "en")
 LANGUAGE_NAMES = {"bg": "Български", "en": "English"}
@@ -74,8 +73,6 @@ def decimal(value: float) -> str:
 
 
 def init_app(app: Flask, translations: str) -> None:
-    # A match started without names is named in the language of the request that starts it.
-    defaults.ask_for_names(default_names)
     babel.init_app(
         app,
         locale_selector=select_language,

@@ -41,7 +41,7 @@ bp = limits.writes(Blueprint("play", __name__))
 def shown_match() -> MatchView:
     """The match on the counter: the one this browser played last, or a blank one."""
     current = matches.current_match(owner=current_owner(), device=this_device())
-    return current or blank_match()
+    return current or blank_match(i18n.default_names())
 
 
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
@@ -134,7 +134,8 @@ def later_words(language: str) -> Response:
     with force_locale(language):
         # With the counter a browser sees before its first match: what the page shows once
         # its match is gone (static/outbox.js), which it learns only from the server.
-        response = jsonify({**words.later_words(), "blank": _for_the_script(blank_match())})
+        blank = _for_the_script(blank_match(i18n.default_names()))
+        response = jsonify({**words.later_words(), "blank": blank})
     response.cache_control.no_cache = True
     return response
 
@@ -154,6 +155,7 @@ def record_deal() -> Response:
         seat=seat,
         outcome=outcome,
         request_id=request_id,
+        default_names=i18n.default_names(),
     )
     if recorded and match.deals:
         deal = match.deals[-1]
@@ -198,6 +200,7 @@ def change_match() -> Response | str:
             preset=preset,
             first_dealer=first_dealer,
             play_on=forms.confirmed(),
+            default_names=i18n.default_names(),
         )
     except TargetWouldReopenMatch as refusal:
         return confirm_page(
@@ -255,6 +258,7 @@ def start_match() -> Response | str:
         rules=rules,
         preset=preset,
         first_dealer=first_dealer,
+        default_names=i18n.default_names(),
     )
     if started:
         flash(gettext("New match to %(target)s started.", target=match.target))
