@@ -669,3 +669,59 @@ def next_event(response: http.client.HTTPResponse) -> Any:
             data = line.removeprefix("data: ")
         elif line == "" and data is not None:
             return json.loads(data)
+
+
+# --- a hostile client and its neighbours -------------------------------------------------------
+
+HOSTILE_BODY = ("[" * 100_000 + "]" * 100_000).encode()  # 200 KB, deep: refused unread (413)
+
+
+def hostile_loop(site: Site, path: str, until: float) -> None:
+    """Posts the body a server refuses before reading it, again and again."""
+    while time.monotonic() < until:
+        connection = site.https()
+        try:
+            headers = {"Content-Type": "application/json"}
+            connection.request("POST", path, body=HOSTILE_BODY, headers=headers)
+            connection.getresponse().read()
+        except (OSError, http.client.HTTPException):
+            pass  # it may be cut off: that is its own business
+        finally:
+            connection.close()
+
+
+def taps(site: Site, neighbour: tuple[str, int], statuses: list[int], until: float) -> None:
+    """A neighbour recording a deal and taking it back, over and over."""
+    cookie, match_id = neighbour
+    path = f"/api/matches/{match_id}/deals"
+    while time.monotonic() < until:
+        for method, where, body in (
+            ("POST", path, {"player": 1, "outcome": "normal"}),
+            ("DELETE", f"{path}/last", None),
+        ):
+            try:
+                statuses.append(ask(site.https, method, where, body=body, cookie=cookie).status)
+            except (OSError, http.client.HTTPException):
+                statuses.append(0)
+
+
+def test_a_client_refused_before_its_body_is_read_costs_no_neighbour_a_tap(site: Site) -> None:
+    """A refusal that leaves a request's body unread must not leave the proxy a broken
+    connection to the app that the next request, someone else's, is sent on (a 502)."""
+    _cookie, target = new_match(site)
+    neighbours = [new_match(site) for _ in range(4)]
+    until = time.monotonic() + 4
+    statuses: list[int] = []
+    workers = [
+        threading.Thread(target=hostile_loop, args=(site, f"/api/matches/{target}/deals", until))
+        for _ in range(4)
+    ] + [
+        threading.Thread(target=taps, args=(site, neighbour, statuses, until))
+        for neighbour in neighbours
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(statuses) > 40
+    assert {status for status in statuses} <= {200, 201}, sorted(set(statuses))

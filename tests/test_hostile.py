@@ -467,3 +467,17 @@ def test_a_browser_keeps_a_bounded_number_of_deals(
     assert response.status_code == 409
     assert "more than 3 deals" in response.json["error"]
     assert len(client.get("/api/matches").json["matches"]) == 1
+
+
+def test_a_body_too_large_to_drop_unread_closes_its_connection(client: FlaskClient) -> None:
+    """Read and dropped it would cost the server its size; left unread, a proxy would send
+    the next request, someone else's, after it. So the connection goes with the answer."""
+    response = client.post("/api/matches", data=b"[" * 2_000_000, content_type="application/json")
+    assert response.status_code == 413
+    assert response.headers["Connection"] == "close"
+
+
+def test_a_small_body_refused_unread_keeps_its_connection(client: FlaskClient) -> None:
+    response = client.post("/api/matches", data=b"[" * 200_000, content_type="application/json")
+    assert response.status_code == 413
+    assert "Connection" not in response.headers

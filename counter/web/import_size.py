@@ -1,11 +1,12 @@
-"""The largest file one import takes, and one import at a time per process: the same for
-the import page and the JSON API."""
+"""Request bodies: the largest file one import takes, one import at a time per process
+(the same for the import page and the JSON API), and no body left unread."""
 
 from __future__ import annotations
 
 import threading
 
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, current_app, g, request
+from werkzeug.wsgi import LimitedStream
 
 from counter.game.refusals import N_, Busy, TooLarge
 from counter.web import i18n
@@ -18,6 +19,9 @@ MEGABYTE = 1_048_576
 # once (the rest wait their turn, then answer 503 having changed nothing).
 _one_import = threading.BoundedSemaphore(1)
 IMPORT_WAIT_SECONDS = 25  # within gunicorn's timeout (deploy/gunicorn.conf.py)
+# An unread body up to this (or up to an import's limit) is read and dropped; a larger one
+# closes its connection.
+DRAIN_MOST = MEGABYTE
 
 
 def import_limit() -> int:
@@ -41,8 +45,6 @@ def _allow_large_imports() -> None:
         request.max_content_length = import_limit() + FORM_OVERHEAD
         request.max_form_memory_size = import_limit() + FORM_OVERHEAD
         if not _one_import.acquire(timeout=IMPORT_WAIT_SECONDS):
-            while request.stream.read(MEGABYTE):
-                pass  # read to its end, unkept, so that the client hears the answer
             raise Busy(N_("Other imports are under way; nothing was changed. Try again."))
         g.importing = True
 
@@ -52,7 +54,25 @@ def _next_import(_error: BaseException | None) -> None:
         _one_import.release()
 
 
+def _finish_body(response: Response) -> Response:
+    """A request answered before its body was read (refused as too large, too many, too
+    deep) leaves the rest on its connection, and a proxy would send the next request,
+    someone else's, after it: the rest is read and dropped, or the connection closed."""
+    length = request.content_length or 0
+    stream = request.__dict__.get("stream")  # the body as far as the app read it, if at all
+    if not length or (stream is not None and stream.is_exhausted):
+        return response
+    if length > max(DRAIN_MOST, request.max_content_length or 0):
+        response.headers["Connection"] = "close"
+    elif stream is not None:
+        stream.exhaust()
+    else:
+        LimitedStream(request.environ["wsgi.input"], length).exhaust()
+    return response
+
+
 def init_app(app: Flask) -> None:
     # Registered before CSRF protection reads the form, so the limit applies to it.
     app.before_request(_allow_large_imports)
     app.teardown_request(_next_import)
+    app.after_request(_finish_body)
