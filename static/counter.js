@@ -52,11 +52,25 @@ function tapDeal(player, outcome) {
   notify(lastTap.said);
 }
 
+// Undo counts whenever it is tapped, right after a deal too ("wrong button"); a second
+// Undo in the same instant is the same tap, and is said to be.
+let lastUndo = { at: -Infinity, said: "" };
+
 async function undoLast() {
+  const now = performance.now();
+  if (now - lastUndo.at < SAME_TAP_MS) {
+    const said = lastUndo.said;
+    moreWords().then(
+      () => notify(`${words.sameTap} ${said}`),
+      () => {},
+    );
+    return;
+  }
   const shown = view();
   const deal = shown.deals.at(-1);
-  if (!deal || tooSoon()) return;
-  lastChange = performance.now();
+  if (!deal) return;
+  lastUndo = { at: now, said: "" };
+  lastChange = now;
   lastTap = { key: null, at: -Infinity };
   const note = describe(shown, deal);
   if (!(await withdraw(deal.request_id))) {
@@ -66,7 +80,7 @@ async function undoLast() {
   // Its words came with the first change (offline where they could not: the score alone).
   const score = announce(view());
   moreWords().then(
-    () => notify(`${fill(words.undone, { number: deal.number, note })} ${score}`),
+    () => notify((lastUndo.said = `${fill(words.undone, { number: deal.number, note })} ${score}`)),
     () => notify(score),
   );
 }

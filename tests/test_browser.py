@@ -347,6 +347,33 @@ def test_a_double_tap_on_undo_takes_back_one_deal(page: Page) -> None:
     assert [deal["player"] for deal in server_match(page)["deals"]] == [1]
 
 
+def test_an_undo_right_after_a_deal_takes_that_deal_back(page: Page) -> None:
+    """The "wrong button" reflex: Undo a quarter of a second after the deal."""
+    held_clock(page)
+    page.goto("/")
+    tap(page, 1, "normal")
+    page.clock.run_for(250)
+    page.locator(".undo button").click()
+    expect(page.locator(".deals tbody tr")).to_have_count(0)
+    expect(score(page, 1)).to_have_text("0")
+    all_saved(page)
+    assert server_match(page)["deals"] == []
+
+
+def test_a_second_undo_in_the_same_instant_is_said_to_be_the_same_tap(page: Page) -> None:
+    held_clock(page)
+    page.goto("/")
+    tap(page, 1, "normal")
+    tap(page, 2, "normal")
+    next_tap(page)
+    page.locator(".undo button").click()
+    expect(page.locator("[data-status]")).to_contain_text("Deal 2 undone")
+    page.clock.run_for(200)
+    page.locator(".undo button").click()
+    expect(page.locator("[data-status]")).to_contain_text("The same tap, counted once: Deal 2")
+    expect(page.locator(".deals tbody tr")).to_have_count(1)
+
+
 def test_undo_beside_the_confirmation(page: Page) -> None:
     page.goto("/")
     no_reload_marker(page)
