@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import func, select
 
 from counter.game import match as game
 from counter.game import parsing
-from counter.services import archive, matches
+from counter.game.refusals import Conflict
+from counter.services import archive, devices, keys, matches
 from counter.services.matches import TooManyMatches
 from counter.storage import repository
 from counter.storage.models import Match, db
@@ -55,16 +57,23 @@ def test_an_import_that_fails_half_way_stores_none_of_its_matches(
     assert stored_matches(app) == 0
 
 
+def a_phone_of_one_browser(app: Flask) -> None:
+    """The device that holds the key "one-browser", as a browser that imports has one."""
+    with app.app_context():
+        devices.register(owner="one-browser", label="a phone")
+
+
 def test_imports_at_once_into_one_browser_never_pass_the_cap(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(archive, "MAX_MATCHES", 20)
+    a_phone_of_one_browser(app)
     files = [
         archive.read_document(bulk_export(10, first=100 * n)) for n in range(3)
     ]  # three files of 10 matches each, 30 in all
     answers: list[str] = []
 
-    def import_one(matches: list[archive.ImportedMatch]) -> None:
+    def import_one(matches: list[game.Match]) -> None:
         with app.app_context():
             try:
                 archive.import_matches(owner="one-browser", matches=matches)
@@ -111,6 +120,7 @@ def test_starts_and_imports_at_once_never_pass_the_cap(
 ) -> None:
     monkeypatch.setattr(archive, "MAX_MATCHES", 12)
     monkeypatch.setattr(matches, "MAX_MATCHES_PER_BROWSER", 12)
+    a_phone_of_one_browser(app)
     file = archive.read_document(bulk_export(8))
     answers: list[str] = []
 
@@ -278,3 +288,21 @@ def page_field_of(client: FlaskClient, path: str) -> dict[str, str]:
     token = re.search(r'name="csrf_token" value="([^"]+)"', page)
     assert token
     return {"csrf_token": token.group(1)}
+
+
+@pytest.mark.parametrize("meanwhile", ["erase", "forget other devices"])
+def test_an_import_whose_key_went_while_its_file_was_read_stores_nothing(
+    app: Flask, meanwhile: str
+) -> None:
+    """The import read its key when it began; erased or rotated since, no device holds that
+    key any more, and what it would store there no one could see or erase."""
+    with app.app_context():
+        device = devices.register(owner=None, label="a phone")
+        checked = archive.read_document(bulk_export(3))
+        if meanwhile == "erase":
+            keys.erase_everything(device=device)
+        else:
+            keys.rotate_key(owner=device.owner, fresh="f" * 43, device_id=device.id)
+        with pytest.raises(Conflict, match="nothing was imported"):
+            archive.import_matches(owner=device.owner, matches=checked)
+        assert db.session.scalar(select(func.count(Match.id))) == 0

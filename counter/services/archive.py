@@ -22,6 +22,7 @@ from counter.game import parsing, scoring
 from counter.game.names import NAME_MAX_LENGTH
 from counter.game.refusals import N_, Conflict, Invalid, Refusal, TooLarge, as_sent
 from counter.game.scoring import DealResult, HouseRules
+from counter.services import devices
 from counter.services.matches import MAX_MATCHES_PER_BROWSER, TooManyMatches
 from counter.storage import repository
 from counter.storage.models import Match, db, utcnow
@@ -276,6 +277,13 @@ def import_matches(*, owner: str, matches: list[game.Match]) -> ImportReport:
 @writes
 def _store(*, owner: str, matches: list[game.Match]) -> ImportReport:
     lock_owners(owner)
+    if not devices.holds(owner=owner):
+        raise Conflict(
+            N_(
+                "This browser's matches were erased, or moved to a new key, while the file "
+                "was read; nothing was imported."
+            )
+        )
     report = preview(owner=owner, matches=matches)
     new_deals = sum(len(match.deals) for match in report.new)
     if repository.count_deals(owner) + new_deals > MAX_DEALS_PER_BROWSER:

@@ -164,6 +164,13 @@ def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> i
     return len(leaving)
 
 
+def holds(*, owner: str) -> bool:
+    """Whether any device still holds ``owner`` (none does once it is erased or rotated)."""
+    return (
+        db.session.scalar(select(DeviceRow.id).where(DeviceRow.owner == owner).limit(1)) is not None
+    )
+
+
 @writes
 def forget_device(*, owner: str, device_id: int) -> None:
     """One other device of this key no longer has its matches."""

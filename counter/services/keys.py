@@ -191,13 +191,15 @@ def rotate_key(*, owner: str, fresh: str, device_id: int) -> str:
     """Give this browser's matches the key ``fresh``: every other device loses them, and
     goes back to its own matches from before it joined.
 
-    DeviceRow links and share links made with the old key stop working too.
+    Device links and share links made with the old key stop working too.
     """
+    lock_owners(owner)  # an import in flight for the old key ends first, or finds it gone
     db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
     _move_matches(source=owner, target=fresh)
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
     let_go(owner=owner, keep=device_id)
-    db.session.execute(update(DeviceRow).where(DeviceRow.id == device_id).values(owner=fresh))
+    moved = update(DeviceRow).where(DeviceRow.id == device_id)
+    db.session.execute(moved.values(owner=fresh))
     db.session.commit()
     push.recheck(match_ids(owner=fresh))  # the other devices' live pages end now
     return fresh
@@ -217,6 +219,7 @@ def erase_everything(*, device: Device) -> Erased:
     Other devices of the key go back to their own matches, or to none.
     """
     keys = [device.owner] if device.home is None else [device.owner, device.home]
+    lock_owners(*keys)  # an import in flight for these keys ends first, or finds them gone
     watched = match_ids(owner=device.owner)
     owned = select(Match.id).where(Match.owner.in_(keys)).scalar_subquery()
     deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
