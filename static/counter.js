@@ -225,6 +225,11 @@ const inTurn = (run) => {
 };
 for (const input of $$(".name-input"))
   input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
+// A preset chosen shows at once what it will set (settings.js).
+root.addEventListener("change", (event) => {
+  if (event.target.matches(".rules-form [name=preset]"))
+    loadSettings().then((module) => module.preview(event.target.form), fail);
+});
 root.addEventListener("submit", (event) => {
   const handler = handlers[event.target.dataset.action];
   if (!handler) return;

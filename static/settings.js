@@ -62,11 +62,23 @@ export function dealer(_form, button, tap) {
   changeSettings(tap, { first_dealer: seat }, fill(words.dealerSaved, { name }), `${button.textContent}: ${name}`);
 }
 
+// A preset shows what it sets before it is saved: its rules, in the selects beside it,
+// where a rule can still be chosen otherwise; what is saved is what the selects show.
+export function preview(form) {
+  const preset = words.presets[form.elements.preset.value];
+  if (!preset) return;
+  for (const [name, choice] of Object.entries(preset.rules)) form.elements[name].value = choice;
+}
+
 export function rules(form, _button, tap) {
   const preset = words.presets[form.elements.preset.value];
   const rules = {};
   for (const name of state.rules.rule_names) rules[name] = form.elements[name].value;
-  changeSettings(tap, preset ?? { rules }, words.rulesSaved, $("legend", form).textContent);
+  // A preset comes with its target, and says so when that changes the match's.
+  const target = preset?.target;
+  const moved = target !== undefined && target !== view().target;
+  const message = moved ? `${words.rulesSaved} ${fill(words.targetNow, { target })}` : words.rulesSaved;
+  changeSettings(tap, { rules, target }, message, $("legend", form).textContent);
   form.elements.preset.value = "";
 }
 

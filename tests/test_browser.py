@@ -473,6 +473,47 @@ def test_a_tie_is_recorded_where_the_house_rules_allow_it(page: Page) -> None:
     assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "tie"]
 
 
+def test_a_preset_shows_what_it_sets_and_keeps_a_rule_chosen_beside_it(page: Page) -> None:
+    """Set to 15, then the clubs' preset with 65:65 recorded: the selects show the preset's
+    rules before saving, the choice made beside it is kept, and the new target is said."""
+    page.goto("/")
+    page.locator(".targets button[value='15']").click()
+    tap(page, 1, "normal")
+    all_saved(page)
+    page.select_option("#rules-preset", "clubs")
+    expect(page.locator("#rule-failed_close")).to_have_value("always_3")
+    expect(page.locator("#rule-next_dealer")).to_have_value("alternate")
+    page.select_option("#rule-ties", "no_points")
+    page.locator(".rules-form button").click()
+    expect(page.locator("[data-status]")).to_contain_text("The match is now played to 11")
+    all_saved(page)
+    match = server_match(page)
+    assert match["target"] == 11
+    assert match["rules"] == {
+        "failed_close": "always_3",
+        "wrong_claim": "always_2",
+        "next_dealer": "alternate",
+        "ties": "no_points",
+    }
+
+
+def test_without_script_a_preset_keeps_a_rule_chosen_beside_it(
+    browser: Browser, server: str
+) -> None:
+    context = phone(browser, server, java_script_enabled=False)
+    page = context.new_page()
+    page.goto("/")
+    page.locator("form.seat1 button[value=normal]").click()
+    page.select_option("#rules-preset", "clubs")
+    page.select_option("#rule-ties", "no_points")
+    page.locator(".rules-form button").click()
+    expect(page.locator(".messages, [data-status]").first).to_contain_text("played to 11")
+    answer = context.request.get(f"{server}/api/matches/current").json()
+    assert answer["rules"]["ties"] == "no_points"
+    assert answer["rules"]["failed_close"] == "always_3"
+    context.close()
+
+
 def test_a_house_rule_being_chosen_stays_when_the_match_comes_again(page: Page) -> None:
     """A live stream names a match's rules in another order than the page and the API do."""
     page.goto("/")

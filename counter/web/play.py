@@ -189,6 +189,11 @@ def change_match() -> Response | str:
     if all(value is None for value in (target, names, rules, preset, first_dealer)):
         raise Malformed(N_("Choose a target, the players' names or the house rules."))
     device = ensure_device()
+    if preset is not None and rules is not None and match_id is not None:
+        # The form sends every rule's select: those left as the match had them give way to
+        # the preset, a rule chosen otherwise beside it is kept.
+        now = matches.get_match(owner=device.owner, match_id=match_id).rules.as_dict()
+        rules = {name: choice for name, choice in rules.items() if now.get(name) != choice}
     try:
         match = matches.change_match(
             owner=device.owner,
