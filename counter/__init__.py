@@ -22,10 +22,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 class PositiveIdConverter(IntegerConverter):
-    """A positive id that fits every database's integer column; larger ones simply do not match.
-
-    At most ten digits, so that no address makes Python turn a huge number into an int.
-    """
+    """1 to :data:`MAX_ID`, else no match; at most ten digits, so no address costs a huge int."""
 
     regex = r"\d{1,10}"
 
@@ -40,8 +37,7 @@ def _shipped_folder(name: str) -> str:
 
 
 class Unindented(Extension):
-    """Templates without the indentation of their lines: HTML does not need it, phones
-    need not download it (the templates hold no <pre> or <textarea> that would)."""
+    """Strips templates' indentation, bytes phones need not download (no <pre> or <textarea>)."""
 
     INDENT = re.compile(r"^[ \t]+", re.MULTILINE)
 
@@ -50,10 +46,8 @@ class Unindented(Extension):
 
 
 def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool = False) -> Flask:
-    """Build the app; ``test_config`` replaces what the environment would set.
-
-    ``production`` (see :mod:`counter.wsgi`) refuses to start without a real SECRET_KEY.
-    """
+    """Build the app; ``test_config`` replaces the environment, and ``production`` refuses
+    settings fit only for local use (no real key, no host named)."""
     app = Flask(
         __name__,
         instance_relative_config=True,
@@ -61,12 +55,10 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
         static_folder=_shipped_folder("static"),
     )
     configure(app, test_config, production=production)
-    # Templates are indented for people; phones need not download the indentation.
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.add_extension(Unindented)
-    # Nor spaces or escaped Cyrillic in the data a page hands to its script (the page is
-    # UTF-8; tojson still escapes what HTML would read).
+    # Compact JSON for the scripts, Cyrillic unescaped (tojson still escapes what HTML reads).
     app.jinja_env.policies["json.dumps_kwargs"] = {
         "sort_keys": True,
         "separators": (",", ":"),

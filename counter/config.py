@@ -1,9 +1,7 @@
-"""Configuration: defaults, then the environment, then (in tests) the mapping given.
+"""Configuration: defaults, then the environment (or, in tests, the mapping given).
 
-The local quick start needs no setting at all: a key is generated into the
-instance folder, any host is served and rate limits are kept in memory.
-Production (:mod:`counter.wsgi`) is strict: a real key from the environment and
-a configured host, or it does not start.
+Locally nothing needs setting: a key is generated into the instance folder. Production
+(:mod:`counter.wsgi`) does not start without a real key and a configured host.
 """
 
 from __future__ import annotations
@@ -26,8 +24,7 @@ MIN_KEY_BYTES = 32
 # true/false where its default is one, a list comma-separated, else as text.
 PREFIX = "SANTASE_"
 RENAMED = {"DATABASE_URL": "SQLALCHEMY_DATABASE_URI"}  # the environment's name: the setting
-# The names of the release before, read for this release too (SANTASE_ wins), with a
-# warning: FLASK_<name>, and these without a prefix.
+# Deprecated names, still read with a warning (SANTASE_ wins): FLASK_<name>, and these.
 OLD_PREFIX = "FLASK_"
 OLD_NAMES = frozenset(
     {
@@ -47,8 +44,7 @@ OLD_NAMES = frozenset(
     }
 )
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
-# On PostgreSQL: a database that does not answer fails a request within 3 s (503, try
-# again) instead of holding it for minutes.
+# PostgreSQL: a database that does not answer fails a request in 3 s (503), not minutes.
 POSTGRESQL_ENGINE_OPTIONS: dict[str, Any] = {
     "connect_args": {"connect_timeout": 3},
     "pool_pre_ping": True,  # a connection the server closed (restarted) is replaced unseen
@@ -73,9 +69,8 @@ def configure(
         # How long a write waits for the database's lock before answering 503 (try again).
         WRITE_LOCK_TIMEOUT_MS=5000,
         RATELIMIT_ENABLED=True,
-        # Live pages (counter.web.live): streams one process holds open, in all, for one
-        # browser (or share link) and for one address; how often a quiet stream says it
-        # is still there, and how long one lasts before the page reconnects.
+        # Live pages (counter.web.live): open streams per process, per browser (or share
+        # link) and per address; a quiet stream's heartbeat, and its life before a reconnect.
         PUSH_URL=None,
         PUSH_CHANNEL="santase:matches",  # one per site that shares a Redis
         LIVE_STREAMS_PER_PROCESS=150,
@@ -169,8 +164,7 @@ def database_url(url: str) -> str:
 def engine_options(url: str, configured: Mapping[str, Any]) -> dict[str, Any]:
     """SQLAlchemy's engine options: those configured, over ours (for PostgreSQL more).
 
-    A statement's parameters (browser keys among them) never go into an error's text,
-    and so never into a log.
+    ``hide_parameters`` keeps statements' parameters (browser keys) out of errors and logs.
     """
     if not url.startswith("postgresql"):
         return {"hide_parameters": True, **configured}

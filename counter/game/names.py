@@ -1,8 +1,7 @@
 """Players' names: tidied once on the way in, so that one player is always one name.
 
-Pure Python. A name is compared as stored (the games of a series count per
-pair of names), so everything that would make the same-looking name two names,
-or a name that shows as nothing, is settled here.
+Names are compared as stored (a series counts per pair of names), so look-alike and
+blank-looking names are settled here.
 """
 
 from __future__ import annotations
@@ -16,11 +15,9 @@ NAME_MAX_LENGTH = 40
 DEFAULT_NAMES: tuple[str, str] = (N_("Player 1"), N_("Player 2"))
 
 ZERO_WIDTH_JOINER = "\u200d"
-# Bidi controls reorder the text around a name, and other format characters are
-# invisible (zero-width space, word joiner, byte order mark): "Bob" and "Bob" with
-# one of them are the same player. So are the characters that Unicode lets a font
-# show as nothing (fillers, joiners, selectors) and the blank braille cell. A
-# zero-width joiner or a variation selector stays inside emoji sequences.
+# Removed from names: format characters (bidi controls reorder the text around a name,
+# the rest are invisible) and what a font may show as nothing (fillers, joiners, selectors,
+# blank braille). A zero-width joiner or a variation selector stays inside an emoji sequence.
 _INVISIBLE = "Cf"
 _IGNORABLE = (
     (0x034F, 0x034F),  # combining grapheme joiner
@@ -54,11 +51,8 @@ def _visible(name: str) -> str:
 
 
 def _unshowable(char: str) -> bool:
-    """A control, private-use or surrogate code point, or a noncharacter: nothing to show.
-
-    A code point this Python's Unicode database does not know yet is not refused:
-    the phones at the table may know it (a newer emoji), and a newer Python will.
-    """
+    """A control, private-use or surrogate code point, or a noncharacter. Unassigned ones
+    pass: the phones may know them (a newer emoji) though this Python does not."""
     code = ord(char)
     if 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE:  # noncharacters, for good
         return True
@@ -66,11 +60,9 @@ def _unshowable(char: str) -> bool:
 
 
 def parse_name(value: object, seat: int, default: str | None = None) -> str:
-    """A player's name: at most :data:`NAME_MAX_LENGTH` characters as sent; NFC, invisible
-    characters removed, spaces folded, and then still 1 to that many characters.
-
-    An empty name (or one of nothing visible) is the default for that seat.
-    """
+    """A player's name, tidied (NFC, invisible characters out, spaces folded); a blank one is
+    the default. Refused: not text, unshowable, or over :data:`NAME_MAX_LENGTH` as sent or
+    tidied."""
     fallback = default or DEFAULT_NAMES[seat - 1]
     if value is None:
         return fallback
@@ -103,7 +95,7 @@ def _too_long(seat: int, length: int) -> Invalid:
 def parse_names(
     first: object, second: object, defaults: tuple[str, str] = DEFAULT_NAMES
 ) -> tuple[str, str]:
-    """Both players' names; two players may not share one, or the tally would be unreadable."""
+    """Both players' names, refused if they are the same but for case."""
     names = (parse_name(first, 1, defaults[0]), parse_name(second, 2, defaults[1]))
     if names[0].casefold() == names[1].casefold():
         raise Invalid(

@@ -1,13 +1,8 @@
 """What a request sends, read into the typed values the services take, or refused with why.
 
-Pure Python: nothing here knows about Flask. The pages (:mod:`counter.web.forms`),
-the JSON API (:mod:`counter.web.api`) and the import of an exported file
-(:mod:`counter.services.archive`) take the raw values out of what they were sent
-and hand them here; the services are never given an unchecked value.
-
-A value from JSON arrives as JSON has it (a whole number may be ``7`` or
-``7.0``, never ``true`` or ``"7"``); one from a form or a query string arrives as
-text, and the readers of text say so in their names.
+Pure Python, used by the forms, the API and the import, so no service gets an unchecked
+value. JSON values arrive as JSON has them (``7`` or ``7.0``, never ``true`` or ``"7"``);
+form and query-string values arrive as text and have readers of their own (below).
 """
 
 from __future__ import annotations
@@ -134,16 +129,13 @@ def house_rules(value: object, base: HouseRules = DEFAULT_RULES) -> HouseRules:
 
 
 def changed_rules(base: HouseRules, changes: RuleChanges) -> HouseRules:
-    """``base`` with the switches of ``changes`` set to their new choices."""
     chosen: dict[str, Any] = dict(changes)  # each choice checked against its switch's kind
     return dataclasses.replace(base, **chosen)
 
 
 def players(value: object, defaults: tuple[str, str] = DEFAULT_NAMES) -> tuple[str, str]:
-    """Two names sent as a list (the API and imports), tidied as the names of a form are.
-
-    An empty name is the default; null is not a name (leave ``players`` out instead).
-    """
+    """Two names sent as a list (the API and imports), tidied as a form's are; an empty
+    name is the default, a null one refused."""
     if not isinstance(value, list | tuple) or len(value) != 2:
         raise Invalid(N_("Give exactly two player names."))
     for number, name in enumerate(value, start=1):
@@ -160,11 +152,8 @@ def uid(value: object) -> str:
 
 
 def request_id(value: object) -> str | None:
-    """A client's id for one tap: 1 to 64 printable ASCII characters, or none.
-
-    Clients make them from random hex or base64url; ASCII keeps them safe in a
-    query string and one byte a character wherever they are stored.
-    """
+    """A client's id for one tap, or none: 1 to 64 printable ASCII characters (safe in a
+    query string, one byte each when stored)."""
     if value is None:
         return None
     if (
@@ -190,7 +179,6 @@ def deal_count(value: object) -> int:
 
 
 def flag(value: object, field: str) -> bool:
-    """A JSON true or false."""
     if not isinstance(value, bool):
         raise Invalid(N_("The field %(field)s must be true or false."), field=field)
     return value
@@ -215,7 +203,6 @@ def timestamp(value: object) -> datetime:
 
 # --- numbers written as text (addresses, query strings, forms) -------------------------
 
-# What a number in an address or a form is called, for a refusal that names it in words.
 NUMBERS = {
     "page": N_("The page number must be a whole number from 1 up."),
     "number": N_("The deal number must be a whole number from 1 up."),
@@ -229,8 +216,8 @@ def not_a_number(field: str) -> Malformed:
 
 
 def query_number(raw: str | None, field: str) -> int | None:
-    """A number in the API's query string: ASCII digits, at least 1, at most ten digits
-    long leaving out leading zeros; none when it is not there."""
+    """A number from the API's query string: ASCII digits, 1 up, at most ten digits after
+    leading zeros; none when absent."""
     if raw is None:
         return None
     digits = raw.lstrip("0")
@@ -253,8 +240,7 @@ def form_number(raw: str, field: str, *, most: int) -> int | None:
 
 
 def page_number(raw: str) -> int:
-    """A page number from a page's address; 0 or one past the end is a page that does not
-    exist, which the history says in its own words."""
+    """A page number from an address; 0 or too far is for the history to refuse in its words."""
     if not (raw.isascii() and raw.isdigit()) or len(raw) > NUMBER_MAX_DIGITS:
         raise not_a_number("page")
     return int(raw)
@@ -270,7 +256,6 @@ def target_text(raw: str) -> int:
     return target(int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else raw)
 
 
-# The import's ``?dry_run=``: whether it only reports what it would add.
 DRY_RUN = {"1": True, "true": True, "0": False, "false": False}
 
 
@@ -294,9 +279,8 @@ JSON_STRING = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")(\s*:)?')
 def keys_within(raw: bytes | str, most: int) -> bool:
     """Whether the JSON text ``raw`` names at most ``most`` different keys, in all its objects.
 
-    Found without parsing it, one string at a time, so that a file of a million keys
-    is refused before they cost a worker the memory of reading them (the parser keeps
-    every different key). A text that is not JSON may pass: parsing it then says so.
+    Counted without parsing, so a million keys are refused before the parser holds them
+    in memory. A text that is not JSON may pass: parsing it then says so.
     """
     if isinstance(raw, bytes):
         raw = raw.decode(json.detect_encoding(raw), "replace")
@@ -324,11 +308,8 @@ def json_value(raw: bytes | str) -> Any:
 def json_object(
     raw: bytes, *, allowed: frozenset[str], nullable: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
-    """A request body that is a JSON object of ``allowed`` fields, none of them null but
-    those ``nullable``: 400 if it cannot be read, 422 for a field it should not have.
-
-    An empty body is an empty object.
-    """
+    """A request body that is a JSON object of ``allowed`` fields, none null but those
+    ``nullable``; an empty body is ``{}``. 400 if unreadable, 422 for a wrong field."""
     if not raw:
         return {}
     try:

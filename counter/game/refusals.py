@@ -1,8 +1,6 @@
-"""Why a request changes nothing: one small hierarchy of kinds of refusal.
+"""Why a request changes nothing: the kinds of refusal, free of HTTP.
 
-Pure Python, like the rules that raise most of these: nothing here knows about
-HTTP. The web layer maps each kind to a response in one place
-(:data:`counter.web.errors.STATUSES`), whether the client is a page or the JSON API.
+The web layer gives each kind its status in :data:`counter.web.errors.STATUSES`.
 """
 
 from __future__ import annotations
@@ -16,11 +14,10 @@ def N_(message: str) -> str:  # noqa: N802 - the name gettext tools look for
 
 
 class Refusal(Exception):
-    """Input or a state that the counter cannot accept, explained for the players.
+    """Input or a state the counter cannot accept, explained for the players.
 
-    ``message`` is an English template with ``%(name)s`` fields, marked with
-    :func:`N_`; the web layer translates it and fills in ``params`` (a param may
-    itself be a refusal, translated in turn). ``str(refusal)`` is the English sentence.
+    ``message``: an English template marked with :func:`N_`, translated when shown and
+    filled with ``params`` (which may be refusals in turn); ``str()`` gives it in English.
     """
 
     def __init__(self, message: str, **params: object) -> None:
@@ -61,7 +58,6 @@ class Busy(Refusal):
     """The database could not take the write in time; the client should try again soon."""
 
 
-# A value quoted in a message is cut to this many characters.
 QUOTED_MAX_LENGTH = 40
 
 

@@ -1,14 +1,8 @@
-"""The rules of :mod:`counter.game.scoring` as data, for the page's script.
+"""The rules of :mod:`counter.game.scoring` as data, for the page's script (static/standing.js).
 
-The script scores a tap before the server answers (static/standing.js), and holds
-no rule of its own: what each outcome is worth under each house rule, who deals and
-who leads next, when a score wins the match or rules a target out, and with whom
-games carry over are all read here, from scoring itself. Where a rule picks one of
-the players (the one who received the points, the dealer, the other player), the
-pick is found by asking scoring about sample deals, so a change to scoring changes
-this data, or fails here when no pick describes it any more.
-
-Pure Python, like scoring.
+The script holds no rule of its own. Who a rule picks (receiver, dealer, other player)
+is found by asking scoring about sample deals, so a change to scoring changes this data,
+or fails here when no pick the script knows describes it.
 """
 
 from __future__ import annotations
@@ -45,8 +39,7 @@ ROLES: dict[str, Callable[[Seat, Seat | None], Seat | None]] = {
 COMPARISONS: dict[str, Callable[[int, int], bool]] = {
     "at_least": lambda score, target: score >= target
 }
-# How the games of a series carry over to a new match: the matches between the same two
-# names, in either seat (counter/services/series.py counts them so).
+# How the games of a series carry over: same two names, either seat (counter.storage.series).
 SERIES = "same_names_either_seat"
 
 
@@ -74,9 +67,8 @@ def outcome_under(rules: HouseRules, outcome: Outcome) -> dict[str, Any]:
 def outcomes() -> dict[str, Any]:
     """Each outcome under the default rules, and what each house rule's choices make of theirs.
 
-    ``choices[rule][choice]`` holds the outcomes that rule decides (those that differ
-    between its choices). Every outcome is decided by one rule at most, so the
-    outcomes of any combination are the default ones with each chosen rule's applied
+    ``choices[rule][choice]`` holds only the outcomes that rule decides; no outcome is
+    decided by two rules, so any combination is the defaults with each choice applied
     (tests/test_rulebook.py checks every combination).
     """
     default = {outcome.value: outcome_under(DEFAULT_RULES, outcome) for outcome in Outcome}

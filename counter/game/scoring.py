@@ -1,13 +1,8 @@
 """The rules of Santase scoring: deal outcomes, the house rules, their points and the standing.
 
-Pure Python on purpose: nothing here knows about Flask, SQL or HTTP, so the
-rules can be read, tested and reused on their own. Everything else in the
-project asks this module what a deal is worth, who deals and who has won; the
-page's script gets the same answers as data (:mod:`counter.game.rulebook`).
-
-The rules follow the rule pages named on the counter's rules page
-(templates/rules/); the defaults are those of the browser counter this one
-replaces, and the other variants are house rules a table chooses per match.
+Pure Python (no Flask, SQL or HTTP). The rest of the project asks this module what a deal
+is worth, who deals and who has won; the page's script gets the same answers as data
+(:mod:`counter.game.rulebook`). The rules are those of templates/rules/.
 """
 
 import dataclasses
@@ -24,8 +19,7 @@ SEATS: tuple[Seat, Seat] = (1, 2)
 
 TARGETS: tuple[int, ...] = (7, 11, 15)
 DEFAULT_TARGET = 11
-# Far above any real match (about 10-30 deals), ties included; a bound on the work
-# one match can cost every page that shows it.
+# Far above a real match (10-30 deals): bounds what one match costs every page showing it.
 MAX_DEALS_PER_MATCH = 300
 
 
@@ -56,9 +50,8 @@ POINTS: dict[Outcome, int] = {
 
 
 # --- house rules -----------------------------------------------------------------------
-# A house rule is one field of HouseRules: its choices (an enum), its default, and
-# the words that name them. Everything else (the API, the export, the database
-# columns, the settings form, the page's script) is derived from these fields.
+# A house rule is one field of HouseRules (an enum, its default, its words); the API, the
+# export, the database columns, the forms and the page's script are derived from them.
 
 
 class FailedClose(StrEnum):
@@ -77,8 +70,6 @@ class WrongClaim(StrEnum):
 
 
 class NextDealer(StrEnum):
-    """Who deals the next deal."""
-
     WINNER = "winner"  # whoever received the points of the last deal
     ALTERNATE = "alternate"
 
@@ -91,7 +82,6 @@ class Ties(StrEnum):
 
 
 def _words(label: str, choices: Mapping[StrEnum, str]) -> dict[str, Any]:
-    """A house rule's words: what the rule is called, and each of its choices."""
     return {"label": label, "choices": choices}
 
 
@@ -195,11 +185,8 @@ class HouseRules:
         return [outcome for outcome in Outcome if outcome not in hidden]
 
     def as_table(self) -> dict[str, Any]:
-        """What a client needs to score a tap under these rules before the server answers.
-
-        ``points`` holds only the outcomes these rules record; ``next_dealer`` says
-        who deals after a deal (a tie included: in turn, the deal passes on).
-        """
+        """What a client needs to score a tap before the server answers: the points of each
+        outcome these rules offer, and ``next_dealer``."""
         return {
             "points": {outcome.value: self.points(outcome) for outcome in self.outcomes},
             "next_dealer": self.next_dealer.value,
@@ -211,8 +198,6 @@ DEFAULT_RULES = HouseRules()
 
 @dataclass(frozen=True)
 class Preset:
-    """A named set of house rules and the target it comes with."""
-
     label: str
     rules: HouseRules
     target: int
@@ -220,16 +205,14 @@ class Preset:
 
 # Each preset is the scoring of one of the rule families the rules page describes.
 PRESETS: dict[str, Preset] = {
-    # The counter's defaults: the browser counter it replaces.
     "santase": Preset(N_("Santase to 11 (default)"), DEFAULT_RULES, 11),
-    # Bulgarian online clubs: a failed close always pays 3, the players deal in turn.
+    # Bulgarian online clubs.
     "clubs": Preset(
         N_("Santase to 11: failed close 3, deal in turn"),
         HouseRules(failed_close=FailedClose.ALWAYS_3, next_dealer=NextDealer.ALTERNATE),
         11,
     ),
-    # Sixty-six as the international rule pages give it: 7 game points, a wrong
-    # claim pays 3 when the other player had no trick, 65:65 scores nothing.
+    # Sixty-six as the international rule pages give it.
     "sixty_six": Preset(
         N_("Sixty-six to 7: wrong 66 by tricks, 65:65 recorded"),
         HouseRules(wrong_claim=WrongClaim.BY_TRICKS, ties=Ties.NO_POINTS),
@@ -266,11 +249,8 @@ class TooManyDeals(Conflict):
 
 @dataclass(frozen=True)
 class DealResult:
-    """One recorded deal as the rules see it; a tied deal has no receiving player.
-
-    ``rules`` are those the deal was recorded under: a correction scores it by
-    them, and they say who deals after it.
-    """
+    """One recorded deal; ``player`` is None for a tie, ``rules`` those it was recorded under
+    (they score its correction and say who deals after it)."""
 
     player: Seat | None
     outcome: Outcome
@@ -324,12 +304,8 @@ class Standing:
         return Standing(added(self.scores, deal), self.target, self.names)
 
     def with_target(self, target: int, *, play_on: bool = False) -> "Standing":
-        """The standing under a new target.
-
-        ``target`` is one of :data:`TARGETS`. Refused if that would end the match
-        now. A higher target for a finished match takes its win back, so it is
-        refused unless ``play_on`` says that the players mean to play on.
-        """
+        """The standing under ``target``; refused if that would end the match now, or (without
+        ``play_on``) take a finished match's win back."""
         if target == self.target:
             return self
         winner = self.winner
@@ -394,16 +370,12 @@ def check_points(deal: DealResult) -> None:
 
 
 def other(seat: Seat) -> Seat:
-    """The opponent's seat."""
     return 2 if seat == 1 else 1
 
 
 def next_dealer(dealer: Seat, deal: DealResult) -> Seat:
-    """Who deals after ``deal``, by the rules it was recorded under.
-
-    In turn, the deal passes on after every deal, a tie too; otherwise the winner deals,
-    and after a tie (nobody won) the same player deals again.
-    """
+    """Who deals after ``deal``, by its rules: in turn, the other player even after a tie;
+    otherwise the deal's winner, or after a tie the same dealer again."""
     if deal.rules.next_dealer is NextDealer.ALTERNATE:
         return other(dealer)
     return dealer if deal.player is None else deal.player
@@ -434,12 +406,8 @@ def walk(
     *,
     start: tuple[int, int] = (0, 0),
 ) -> Iterator[Standing]:
-    """The standing after each deal in turn, from ``start`` (0:0) toward ``target``.
-
-    Every deal the counter takes goes through this walk: a new deal, a corrected
-    list of deals, the running totals of a tally sheet. A deal after the match is
-    won is refused (:class:`MatchFinished`).
-    """
+    """The standing after each deal in turn, from ``start``; a deal after the match is won
+    is refused (:class:`MatchFinished`)."""
     current = Standing(start, target, names)
     for deal in deals:
         current = current.after(deal)
@@ -449,8 +417,8 @@ def walk(
 def standing(
     deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
-    """Total ``deals`` in order toward ``target``; as :func:`walk` does, a deal after the
-    match is won is refused, but no standing is made for each deal on the way."""
+    """The standing after ``deals``, refused as :func:`walk` refuses, without its
+    per-deal standings."""
     scores = (0, 0)
     for deal in deals:
         if reaches(scores[0], target) or reaches(scores[1], target):
@@ -462,11 +430,8 @@ def standing(
 def replay(
     deals: Sequence[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
-    """The standing of a corrected list of deals, in order.
-
-    A match ends at the deal that reaches the target, so a correction that would
-    win it earlier, with deals still after that one, is refused.
-    """
+    """The standing of a corrected list of deals; refused if it has too many, or if the match
+    would be won before its last deal."""
     if len(deals) > MAX_DEALS_PER_MATCH:
         raise TooManyDeals(
             N_("A match keeps at most %(most)s deals; this one would have %(count)s."),
@@ -495,8 +460,7 @@ def running_totals(
     *,
     start: tuple[int, int] = (0, 0),
 ) -> list[Standing]:
-    """The standing after each deal, for tally sheets with running totals (from ``start``,
-    the totals of the deals before these)."""
+    """The standing after each deal, ``start`` being the totals before the first."""
     return list(walk(deals, target, names, start=start))
 
 

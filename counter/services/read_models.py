@@ -47,9 +47,7 @@ class MatchView:
     created_at: datetime | None
     finished_at: datetime | None
     played_at: datetime | None = None
-    # All its deals; only the last few in a write's short answer (deal_count counts them
-    # all); none in a summary.
-    deals: tuple[DealView, ...] | None = None
+    deals: tuple[DealView, ...] | None = None  # None in a summary
     rules: HouseRules = DEFAULT_RULES
     first_dealer: Seat = 1
     dealer: Seat = 1  # who deals the next deal; the other player leads
@@ -87,8 +85,7 @@ class MatchPage:
 def view(
     stored: Stored, *, with_deals: bool = True, games: tuple[int, int] | None = None
 ) -> MatchView:
-    """The match with its deals (unless a summary), running totals, dealers, and the games
-    of its series (unless given): those won before it (``stored.earlier``) and its own."""
+    """The match with its deals (unless a summary), and its series' games (unless given)."""
     match, row = stored.match, stored.row
     standing = match.standing
     dealers = match.dealers

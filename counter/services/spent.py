@@ -1,11 +1,7 @@
 """Once used, always used: match uids and deal request ids outlive an undo or a delete.
 
-A phone's outbox may send a change again long after it was first answered (a
-retry after a lost answer, a tab that wakes up). While the deal or match it made
-is there, the service finds it and answers as before; once it was undone or
-deleted, a row here says it was used, so the late copy records nothing. Only
-SHA-256 hashes are kept: of the key, of the uid or request id with where it was
-used, and of the settings a match was started with.
+A phone may send a change again long after it was answered; once its deal or match is
+gone, a row here makes the late copy record nothing. Only SHA-256 hashes are kept.
 """
 
 from __future__ import annotations
@@ -24,8 +20,7 @@ from counter.storage.models import Spent, db
 
 
 class UidReused(Conflict):
-    """A match uid sent again with other settings than the match was started with, or the
-    uid of a match deleted since."""
+    """A match uid sent again with other settings, or after its match was deleted."""
 
 
 def _digest(*parts: object) -> str:
@@ -52,13 +47,11 @@ def settings_digest(
 
 
 def check_start(*, owner: str, uid: str, settings: str, exists: bool) -> None:
-    """Refuse a start with a ``uid`` used here before (``exists``: its match is still there)
-    if that match was deleted since, or if it was started with other
-    ``settings``: a uid names one start, as a request id names one deal.
-    """
+    """Refuse a start whose ``uid`` was used here for a match deleted since (not ``exists``)
+    or started with other ``settings``: a uid names one start."""
     found = db.session.scalar(select(Spent).where(Spent.digest == _digest("uid", owner, uid)))
     if found is None:
-        return  # a match imported, or started before uids were kept here, or none
+        return  # unspent: new, or a match's that was imported, given no uid, or predates 0010
     if not exists:
         raise UidReused(N_("The match with that uid was deleted; nothing was started."))
     if found.settings_digest not in (None, settings):
@@ -103,9 +96,8 @@ def spend_request(*, owner: str, match_id: int, request_id: str | None) -> None:
 def request_spent(*, match_id: int | None, request_id: str) -> bool:
     """Whether ``request_id`` recorded a deal in this match that is gone since.
 
-    Its own statement, after the match is locked: on PostgreSQL a statement that waited
-    for the lock reads the other tables as they were when it began, before an undo that
-    held the lock had spent this id."""
+    A statement of its own, after the match is locked: on PostgreSQL one that waited for
+    the lock would see the tables as of its start, before the undo that held the lock."""
     if match_id is None:
         return False
     digest = _digest("request", match_id, request_id)
@@ -114,7 +106,7 @@ def request_spent(*, match_id: int | None, request_id: str) -> bool:
 
 @functools.cache
 def _spent_digest() -> Select[int]:
-    """Asked with every deal that has a request id: built once, run on the connection."""
+    """Built once: it is run for every deal with a request id."""
     return select(Spent.id).where(Spent.digest == bindparam("digest"))
 
 

@@ -1,10 +1,8 @@
-"""What an erase leaves behind nowhere: on SQLite, neither the database file nor its log.
+"""An erase that leaves nothing behind on SQLite, in the database file or in its log.
 
-Every connection runs with ``secure_delete`` on (:func:`counter.storage.models.tune_engine`),
-so that SQLite overwrites with zeros what it deletes instead of leaving it in
-free space. Its write-ahead log still holds whole copies of the pages as they
-were written; after an erase the log is written into the database and emptied.
-PostgreSQL keeps deleted rows until its autovacuum reclaims them.
+``secure_delete`` (:func:`counter.storage.models.tune_engine`) zeroes deleted rows; the
+write-ahead log still holds old pages, so it is emptied here. PostgreSQL keeps deleted
+rows until autovacuum reclaims them.
 """
 
 from __future__ import annotations
@@ -18,8 +16,7 @@ def empty_the_log() -> None:
         return
     raw = db.engine.raw_connection()
     try:
-        # Outside any transaction (the connection is in autocommit): a checkpoint within
-        # one could not reach the end of the log.
+        # In autocommit: a checkpoint inside a transaction could not reach the log's end.
         raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
     finally:
         raw.close()

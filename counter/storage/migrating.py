@@ -1,13 +1,8 @@
-"""Migrations: applied in a process of their own, so that no worker keeps Alembic.
+"""Migrations, applied in a process of their own so that no worker keeps Alembic (~15 MB).
 
-Alembic and the migration scripts take about 15 MB of a process that has run them,
-and a worker would keep that for its whole life for one use at start. So a worker
-that starts with ``AUTO_MIGRATE`` runs ``python -m counter.storage.migrating`` and waits for
-it; the database's address goes to it in the environment, never on a command line
-that ``ps`` shows. Workers starting together on one SQLite file migrate it one at a
-time (PostgreSQL takes an advisory lock in migrations/env.py instead).
-
-The ``flask --app counter db …`` commands load Alembic in that command's process.
+With ``AUTO_MIGRATE`` a starting worker runs ``python -m counter.storage.migrating`` and
+waits; the database URL goes in the environment, never on a command line ``ps`` shows.
+The ``flask db`` commands load Alembic in their own process.
 """
 
 from __future__ import annotations
@@ -68,11 +63,8 @@ def upgrade_here(app: Flask) -> None:
 
 @contextmanager
 def _one_at_a_time(engine: Engine) -> Iterator[None]:
-    """Let one of several workers starting on the same SQLite file migrate it at a time.
-
-    SQLite runs CREATE TABLE outside a transaction, so two workers migrating a new
-    file together would collide; PostgreSQL takes an advisory lock in env.py instead.
-    """
+    """One worker at a time migrates an SQLite file: its CREATE TABLEs run outside any
+    transaction and would collide. PostgreSQL takes an advisory lock in env.py instead."""
     path = engine.url.database
     if engine.dialect.name != "sqlite" or not path or path == ":memory:" or fcntl is None:
         yield

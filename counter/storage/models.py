@@ -1,9 +1,7 @@
-"""The database tables: matches owned by a browser, and the deals recorded in them.
+"""The database tables: matches owned by a browser, the deals recorded in them, devices.
 
-Only what cannot be derived is stored, and one thing that can: each match keeps the
-seat that won it (``won_by``), written with every change (counter/storage/repository.py),
-so that games are counted in an index of match rows alone. Everything else (totals,
-who deals, when a match finished) is worked out from the deals by the game.
+Only what cannot be derived is stored, except ``Match.won_by`` (for the series index);
+totals, dealers and when a match finished are worked out from the deals by the game.
 """
 
 from __future__ import annotations
@@ -66,11 +64,8 @@ class ChoiceOf(TypeDecorator[StrEnum]):
 
 
 def house_rules_columns() -> Any:
-    """The columns of :class:`~counter.game.scoring.HouseRules`, one per rule, as one attribute.
-
-    Derived from the rules' own fields: a new house rule needs a migration, not
-    a change here.
-    """
+    """The columns of :class:`~counter.game.scoring.HouseRules`, one per rule, as one attribute
+    (a new house rule needs a migration, not a change here)."""
     return composite(
         HouseRules,
         *(
@@ -86,8 +81,7 @@ def house_rules_columns() -> Any:
     )
 
 
-# Objects stay readable after commit: a write answers with the match it just changed
-# without reading it back.
+# Objects stay readable after commit, so a write answers without reading the match back.
 db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
 
 
@@ -98,8 +92,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_match_owner_id", "owner", "id"),
         Index("ix_match_owner_played", "owner", "played_at"),
-        # The games of a series are counted in this index of won matches alone
-        # (counter/services/series.py).
+        # The games of a series are counted in this index alone (counter.storage.series).
         Index(
             "ix_match_series",
             "owner",
@@ -116,8 +109,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         # A match keeps its uid through export and import: importing twice adds nothing.
         UniqueConstraint("owner", "uid", name="uq_match_owner_uid"),
         UniqueConstraint("share_token", name="uq_match_share_token"),
-        # A deleted match's id is never given to a new one: a phone that still
-        # holds it must not reach another match by it.
+        # Ids are never reused: a phone holding a deleted match's id must not reach another.
         {"sqlite_autoincrement": True},
     )
 
@@ -128,14 +120,11 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     player2: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH), default=DEFAULT_NAMES[1])
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # The seat that won, as the game works it out from the deals, written with every change.
-    won_by: Mapped[int | None] = mapped_column(SmallInteger)
-    # The house rules the next deal will be recorded under, and who dealt first;
-    # the dealer of every later deal follows from the deals.
+    won_by: Mapped[int | None] = mapped_column(SmallInteger)  # the game's winner, kept in step
+    # The rules for the next deal, and who dealt first (later dealers follow from the deals).
     rules: Mapped[HouseRules] = house_rules_columns()
     first_dealer: Mapped[int] = mapped_column(SmallInteger, default=1)
-    # When this browser last played in the match (started, recorded, undid,
-    # corrected or continued it): the counter shows the match played last.
+    # When this browser last changed or continued it: the counter shows the latest.
     played_at: Mapped[datetime] = mapped_column(default=utcnow)
     # While set, /shared/<share_token> shows the match, read-only, to anyone with the link.
     share_token: Mapped[str | None] = mapped_column(String(32))
@@ -169,9 +158,8 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     number: Mapped[int]
     player: Mapped[int | None] = mapped_column(SmallInteger)  # None for a tied deal
     outcome: Mapped[str] = mapped_column(String(32))
-    # Kept as given when recorded, with the house rules they were scored under:
-    # a later change of rules never rewrites a tally, and a correction scores the
-    # deal by the rules it was played under.
+    # Kept with the house rules they were scored under: a later change of rules never
+    # rewrites a deal, and a correction scores it by the rules it was played under.
     points: Mapped[int] = mapped_column(SmallInteger)
     rules: Mapped[HouseRules] = house_rules_columns()
     request_id: Mapped[str | None] = mapped_column(String(REQUEST_ID_MAX_LENGTH))
@@ -184,10 +172,8 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
 
 
 class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
-    """A one-time link that moves a browser's key, and so its matches, to another device.
-
-    Only a hash of the token is kept: the link itself exists only on the two screens.
-    """
+    """A one-time link that moves a browser's key, and so its matches, to another device;
+    only a hash of its token is kept."""
 
     __tablename__ = "device_link"
 
@@ -199,15 +185,12 @@ class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
 
 
 def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
-    """How long a write waits for a lock; and on SQLite, WAL, durable commits and explicit BEGINs.
+    """How long a write waits for a lock (then 503: counter.storage.transactions); on
+    SQLite also WAL, durable commits and explicit BEGINs.
 
-    A write that waits longer answers 503, try again (services.transactions). On
-    PostgreSQL that is ``lock_timeout`` for every connection. On SQLite, WAL, the
-    busy timeout and explicit BEGINs let several phones write to one file.
-
-    pysqlite's own transaction handling is switched off so that a write can start
-    with ``BEGIN IMMEDIATE`` (see :data:`WRITE`): it then waits its turn for the
-    write lock up front, instead of failing half-way when another write got in first.
+    pysqlite's own transaction handling is off so that a write can begin with
+    ``BEGIN IMMEDIATE`` (:data:`WRITE`) and wait for the write lock up front, instead of
+    failing half-way when another write got in first.
     """
     if engine.dialect.name == "postgresql":
 
@@ -226,8 +209,7 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
         connection.isolation_level = None
         cursor = connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        # An fsync of the log at every commit: an acknowledged deal survives a power cut,
-        # not only a killed process (WAL's NORMAL would lose the last commits).
+        # An fsync at every commit, so an acknowledged deal survives a power cut (not NORMAL).
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
@@ -247,11 +229,8 @@ WRITE: dict[str, Any] = {SQLITE_BEGIN: "IMMEDIATE"}
 
 
 class Device(db.Model):  # type: ignore[name-defined,misc]
-    """A phone or browser that holds a key, named in its signed cookie by ``token``.
-
-    The key lives here, not in the cookie: the cookie never changes after it is
-    set, so no late answer can put back a key that was rotated or handed over.
-    """
+    """A phone or browser holding a key, named by ``token`` in its signed cookie. The key is
+    kept here, not in that cookie, so no late answer can put back a key rotated or handed over."""
 
     __tablename__ = "device"
     __table_args__ = (
@@ -263,15 +242,15 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
     token: Mapped[str] = mapped_column(String(32))
     # The key whose matches this device keeps now.
     owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
-    # Its own key from before it joined another device's matches without bringing its
-    # own along: where it goes back to when that device forgets it.
+    # Its own key, kept when it joined another device's without bringing its matches along:
+    # where it goes back to when that device forgets it.
     home: Mapped[str | None] = mapped_column(String(OWNER_KEY_LENGTH))
     # The match on this device's screen; none: the key's match played last.
     match_id: Mapped[int | None] = mapped_column(
         ForeignKey("match.id", ondelete="SET NULL", name="fk_device_match")
     )
-    # The match it showed when it started the one it shows now (none once it shows
-    # another): a phone still showing that one is offered the new one when it comes back.
+    # If it started the match it shows, the one it showed before: a phone still showing that
+    # one is offered the new one.
     left_match_id: Mapped[int | None] = mapped_column(
         ForeignKey("match.id", ondelete="SET NULL", name="fk_device_left_match")
     )
@@ -282,12 +261,8 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
 
 
 class Spent(db.Model):  # type: ignore[name-defined,misc]
-    """A match uid or a deal's request id that was used: it stays used after an undo, a
-    delete of the deal or of the match, so that a late duplicate never records again.
-
-    Only hashes are kept (see :mod:`counter.services.spent`); erasing a browser's
-    data removes its rows too.
-    """
+    """A hash of a used match uid or deal request id, kept after an undo or delete so that a
+    late duplicate never records again (:mod:`counter.services.spent`)."""
 
     __tablename__ = "spent"
 

@@ -1,11 +1,7 @@
-"""One writer at a time per browser key, for the writes that a per-browser cap bounds.
+"""One writer at a time per browser key, so that two writes cannot both pass a per-browser cap.
 
-A cap (matches, deals) is counted and then added to inside one transaction; two
-such transactions for one key at once would each count the same total and
-together go past it. On SQLite every write transaction already begins with
-``BEGIN IMMEDIATE`` (:data:`counter.storage.models.WRITE`), which lets one writer in at a
-time. On PostgreSQL the transaction takes an advisory lock on a number made
-from the key, held until it commits or rolls back.
+On SQLite every write already holds the file's only write lock (``BEGIN IMMEDIATE``); on
+PostgreSQL the transaction takes an advisory lock on the key until it ends.
 """
 
 from __future__ import annotations
@@ -25,10 +21,7 @@ def _lock_number(owner: str) -> int:
 
 def lock_owners(*owners: str) -> None:
     """Wait until no other transaction writes for these keys; held until this one ends.
-
-    Keys are locked in one order, so two transactions that lock the same two keys
-    never wait for each other.
-    """
+    Locked in one order, so two transactions locking the same keys cannot deadlock."""
     if db.session.get_bind().dialect.name != "postgresql":
         return  # SQLite: the transaction holds the database's only write lock already
     for number in sorted({_lock_number(owner) for owner in owners}):

@@ -1,10 +1,8 @@
 """Games: the matches each player has won in a series, counted by the database.
 
-The rule, stated once here: a series is this browser's matches between the same
-two names, in either seat, in the order they were started; the games shown with
-a match count the matches of its series won by each name, up to and including
-that match. Only match rows are read (``Match.won_by``), never deals, so the
-cost does not grow with the history.
+A series is this browser's matches between the same two names, in either seat, in the
+order started; a match shows the wins of its series up to and including it. Only match
+rows are read (``Match.won_by``), never deals.
 """
 
 from __future__ import annotations
@@ -33,10 +31,8 @@ from counter.storage.models import Match, db
 def _same_series(match: Any, first: Any, second: Any) -> ColumnElement[bool]:
     """``match`` is between the names ``first`` and ``second``, in either seat.
 
-    Said as each seat's name being one of the two, which is the same, as a match's two
-    names always differ (counter/game/names.py), but which a database can look up in the
-    series index (``ix_match_series``: owner, names, winner) instead of reading every
-    match of the browser."""
+    Said as each seat's name being one of the two (names differ within a match), which the
+    index ``ix_match_series`` can answer without reading every match of the browser."""
     pair = (first, second)
     return and_(match.player1.in_(pair), match.player2.in_(pair), match.player1 != match.player2)
 
@@ -105,11 +101,8 @@ def with_own_win(earlier: tuple[int, int], won_by: int | None) -> tuple[int, int
 def games_on_page(
     owner: str, rows: Sequence[tuple[int, tuple[str, str], int | None]]
 ) -> list[tuple[int, int]]:
-    """Games of each match on a history page, ``rows`` being (id, names, won_by), newest first.
-
-    One query per pair of names on the page: the wins of a series up to the
-    newest of its matches here, then each older match takes its own win off.
-    """
+    """Games of each match on a history page, ``rows`` being (id, names, won_by), newest first;
+    one query per pair of names."""
     series: dict[frozenset[str], dict[str, int]] = {}
     shown = []
     for match_id, names, won_by in rows:

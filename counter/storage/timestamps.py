@@ -1,5 +1,4 @@
-"""Times as the counter writes them in every answer, export and page: UTC, ISO 8601 to
-the second, ending in Z (the API's ``Timestamp``). Stored times are naive UTC."""
+"""Times as every answer, export and page writes them: ISO 8601 UTC to the second, with Z."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """Error responses, mapped in one place: JSON under /api, a page elsewhere, never a bare 500.
 
-Each kind of :class:`~counter.game.refusals.Refusal` answers the status that
-:data:`STATUSES` gives it, here and nowhere else. On a page, a refused
-form is shown again with the message (the view says which page shows it, see
-:func:`shows_again`); any other refusal gets the error page.
-A database that does not answer (down, cut off, a file that cannot be opened) is
-a :class:`~counter.game.refusals.Busy` wait too: 503 with ``Retry-After``, and the
-phone's outbox sends the tap again.
+A refusal answers the status :data:`STATUSES` gives its kind; a refused form is shown
+again where its view says (:func:`shows_again`). A database that does not answer is a
+:class:`~counter.game.refusals.Busy` 503 with ``Retry-After``, so the phone sends again.
 """
 
 from __future__ import annotations
@@ -43,8 +39,7 @@ MESSAGES = {
 }
 
 
-# Each kind of refusal and the HTTP status it answers; a kind not named answers as
-# the nearest kind it is a case of (its first base class named here).
+# A kind not named here answers as its first base class that is.
 STATUSES: dict[type[Refusal], int] = {
     NotJson: 415,
     refusals.Malformed: 400,
@@ -57,7 +52,7 @@ STATUSES: dict[type[Refusal], int] = {
     Busy: 503,
     Refusal: 422,
 }
-# How long a client waits before it sends again, for the kinds that say so.
+# Seconds a client waits before it sends again, for the kinds that ask it to.
 RETRY_AFTER: dict[type[Refusal], int] = {Busy: 2}
 
 
@@ -134,12 +129,8 @@ def _http_error(error: HTTPException) -> Response:
 
 
 def _allowed_methods(error: MethodNotAllowed) -> list[str]:
-    """The methods that really reach something at this address.
-
-    Werkzeug names every method of a route whose path matches, even when a value in
-    it (an id of 0, or one too large for the database) fails its converter for
-    every method: then nothing is at this address, and the answer is 404.
-    """
+    """The methods that really reach something at this address: Werkzeug names a route's
+    methods even when a converter refuses the path (an id of 0) for all of them."""
     adapter = current_app.create_url_adapter(request)
     if adapter is None:
         return list(error.valid_methods or [])

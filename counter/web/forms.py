@@ -1,4 +1,4 @@
-"""Reading the pages' forms into typed values (by :mod:`counter.game.parsing`), and the page
+"""The pages' forms read into typed values (by :mod:`counter.game.parsing`), and the page
 that asks before a step that cannot be taken back."""
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ def match_id() -> int | None:
 
 
 def outcome() -> Outcome:
-    """How the deal in the form ended."""
     return parsing.outcome(request.form.get("outcome"))
 
 
@@ -112,11 +111,8 @@ def confirm_page(
     back: str | None = None,
     danger: bool = False,
 ) -> str:
-    """A page that asks before a step that is not taken back in one tap (works without script).
-
-    Its button posts ``fields`` again to ``action``, confirmed; Cancel goes ``back``.
-    ``danger``: the step deletes something, and its button looks it.
-    """
+    """A page (no script needed) whose button posts ``fields`` to ``action``, confirmed;
+    Cancel goes ``back``; ``danger`` styles the button for a deletion."""
     return render_template(
         "confirm.html",
         title=title,

@@ -1,10 +1,8 @@
 """A health check for load balancers and uptime monitors: each dependency and its state.
 
-``status`` is "ok" when everything answers; "degraded" (still 200: the counter
-serves, its rate limits counted in each process's memory) when only the shared
-rate-limit store does not; "unavailable" (503) when the database does not answer.
-Cheap enough to poll: one query and, with Redis, one PING of half a second at most,
-not repeated for a few seconds once Redis was found not answering.
+``status``: "ok"; "degraded" (200, limits kept in memory) when only the rate-limit store
+does not answer; "unavailable" (503) when the database does not. One query and at most
+one Redis PING.
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ bp = limits.limiter.exempt(Blueprint("health", __name__))
 
 @bp.get("/health")
 def health() -> tuple[dict[str, str], int]:
-    """200 while the database answers, 503 when it does not; Redis down is "degraded"."""
     database_answers = _database_answers()
     rate_limits, as_configured = _rate_limits()
     state = {

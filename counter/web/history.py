@@ -1,5 +1,4 @@
-"""This browser's matches: the history, one match with its deals, corrections,
-continuing an unfinished match and deleting one."""
+"""This browser's matches: the history, one match, corrections, continuing and deleting."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""What a phone asks its player when another phone recorded or undid a deal first.
-
-The server words the question (in the request's language), so that the page needs
-no words of its own for a case that is rare: the 409 answer to a deal sent with
-``after`` carries it as ``ask`` (see docs/sync.md).
+"""What a phone asks its player when another phone recorded or undid a deal first: the
+``ask`` of the 409 answer to a deal sent with ``after`` (docs/sync.md), worded here so the
+page needs no words of its own for a rare case.
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ from markupsafe import Markup
 
 
 def qr_svg(text: str) -> Markup:
-    """``text`` as a QR code in inline SVG."""
     import segno  # only the pages that show a link load it: a worker need not keep it
 
     code = segno.make(text, error="m")

@@ -13,11 +13,7 @@ from counter.storage.timestamps import iso_utc
 
 def match_json(match: MatchView) -> dict[str, Any]:
     """A match as the API shows it; a summary (no ``deals``) carries ``deal_count`` instead.
-
-    ``table`` is what the match's house rules make of each outcome now, so that a
-    client can score a tap itself before the server answers (see
-    :meth:`counter.game.scoring.HouseRules.as_table`).
-    """
+    ``table`` lets a client score a tap before the server answers (``HouseRules.as_table``)."""
     body: dict[str, Any] = {
         "id": match.id,
         "uid": match.uid,
@@ -46,8 +42,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=64)
 def _rules_json(rules: scoring.HouseRules) -> tuple[dict[str, str], dict[str, Any]]:
-    """A set of house rules, and its table, as a match shows them: made once for each of
-    the few sets in use (a page of 20 matches has one or two), and never changed after."""
+    """A set of house rules and its table, cached (few sets are in use): never change them."""
     return rules.as_dict(), rules.as_table()
 
 
@@ -66,12 +61,8 @@ def deal_json(deal: DealView) -> dict[str, Any]:
 
 
 def update_json(match: MatchView, *, since: int | None) -> dict[str, Any]:
-    """A match, shortened for a client that holds the first ``since`` of its deals (none:
-    all): the match's own fields, ``deal_count``, and the deals after those (the match
-    may hold only those: see :func:`counter.services.deals.record_deal`).
-
-    Deals are numbered 1, 2, … without gaps, so deal N is the Nth.
-    """
+    """A match without its deals but for those numbered above ``since`` (none: no deals),
+    with ``deal_count``, ``dealer`` and ``leader``."""
     deals = match.deals or ()
     summary = replace(match, deals=None)
     body = match_json(summary)

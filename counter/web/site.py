@@ -64,9 +64,8 @@ def _local_path(target: str | None) -> str:
     return target
 
 
-# How this device shows the pages, each in a cookie of its own: the switch's two values,
-# the first the one it turns on. Not the session: the counter's script writes them too,
-# so that a switch works at the table without a network.
+# Display switches, each a cookie of its own (the script writes them too, offline): its two
+# values, the first the one it turns on.
 DISPLAY: dict[str, tuple[str, str]] = {"theme": ("dark", "light"), "facing": ("on", "off")}
 
 
@@ -94,7 +93,6 @@ def choose_display() -> Response:
 
 @bp.get("/robots.txt")
 def robots() -> Response:
-    """Crawlers have nothing to index here but the rules."""
     return Response("User-agent: *\nAllow: /rules\nDisallow: /\n", mimetype="text/plain")
 
 
@@ -104,8 +102,7 @@ def manifest() -> Response:
     body = {
         "name": gettext("Santase Counter"),
         "short_name": gettext("Santase"),
-        # No description: browsers show one only in an install dialog with screenshots,
-        # which this manifest has none of, and the bytes count before the first tap.
+        # No description: browsers show it only beside screenshots, and this has none.
         "lang": i18n.select_language(),
         "start_url": "/",  # its scope, left out, is then "/" too
         "display": "standalone",

@@ -1,7 +1,6 @@
 """The game's words on the pages and in the page's script, in the request's language.
 
-Outcomes are named here, once; the house rules and presets name themselves in
-:mod:`counter.game.scoring` and are translated here.
+Outcomes are named here; house rules and presets are named in scoring, translated here.
 """
 
 from __future__ import annotations
@@ -18,8 +17,7 @@ from counter.game.refusals import Refusal
 from counter.game.scoring import PRESETS, HouseRules, Outcome
 from counter.web import i18n
 
-# What each outcome is called on its button, and when to tap it, seen from the
-# player who receives the points.
+# Each outcome's button name and (OUTCOME_HINTS) when to tap it, from the receiver's side.
 OUTCOME_NAMES = {
     Outcome.NORMAL: lazy_gettext("Win"),
     Outcome.SCHNEIDER: lazy_gettext("Schneider"),
@@ -97,8 +95,7 @@ def presets() -> dict[str, str]:
     return {name: gettext(preset.label) for name, preset in PRESETS.items()}
 
 
-# How a deal is written, on the pages and by their script: "+2 Иван", and the note
-# "+2 Иван · Schneider" (a tie, which gives nobody anything, is "±0 Tie").
+# How the pages and their script write a deal: "+2 Иван · Schneider", a tie "±0 Tie".
 RECEIVES = "+%(points)s %(name)s"
 NO_POINTS = "±0"
 DEAL_NOTE = "%(receives)s · %(outcome)s"
@@ -120,14 +117,14 @@ def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: 
 
 
 def script_words() -> dict[str, Any]:
-    """What the page's script says, in the page's language (the same for every page in
-    it: built once per language and process; do not change what it returns)."""
+    """What the page's script says, in the page's language; cached per language, so the
+    caller must not change what it returns."""
     return _script_words(i18n.current_language())
 
 
 @functools.cache
 def _script_words(_language: str) -> dict[str, Any]:
-    """The script's words, built in the request's language, which ``_language`` names."""
+    """``_language`` is the cache key; gettext uses the request's language."""
     return {
         "receives": RECEIVES,
         "noPoints": NO_POINTS,
@@ -151,9 +148,8 @@ def _script_words(_language: str) -> dict[str, Any]:
 
 
 def later_words() -> dict[str, Any]:
-    """What the page's script says only sometimes: its settings (static/settings.js), the
-    server's refusals (static/refusals.js), what an undo or a second tap says; loaded with
-    the first change or refusal."""
+    """What the script says only sometimes (settings, confirmations, refusals, undos),
+    loaded on first use."""
     return {
         "undone": gettext("Deal %(number)s undone: %(note)s."),
         "sameTap": gettext("The same tap, counted once:"),
@@ -209,9 +205,8 @@ QUOTES = {"bg": "„%s“", "en": "“%s”"}
 
 
 def explain(error: Refusal) -> str:
-    """A refusal as a page says it: a house rule, a choice, an outcome or a preset that it
-    names is called as the page calls it, and a value sent is quoted as the language
-    quotes, not by its name in the API ("failed_close") in ASCII quotes."""
+    """A refusal in the page's words: rules, choices, outcomes and presets by their shown
+    names, not API codes ("failed_close"), quoted as the language quotes."""
     return i18n.explain(_in_words(error))
 
 
