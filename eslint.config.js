@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import globals from "globals";
 
 export default [
-  { ignores: ["node_modules/", ".venv/"] },
+  { ignores: ["node_modules/", ".venv/", "static/vendor/"] },
   js.configs.recommended,
   {
     files: ["static/**/*.js"],

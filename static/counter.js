@@ -113,14 +113,22 @@ const handlers = {
   new: setting("start"),
 };
 
-// --- the screen stays awake during a match (only in a secure context) -----------------------------
+// --- the screen stays awake during a match ---------------------------------------------------------
 
 let wakeLock = null;
 let wantAwake = false;
+let awake = null;
 
 async function keepAwake(want) {
   wantAwake = want;
-  if (!("wakeLock" in navigator)) return;
+  if (!("wakeLock" in navigator)) {
+    // Plain http: awake.js, from the first tap on (a tap is what lets its video play).
+    if (awake || navigator.userActivation?.isActive) {
+      awake ??= import("./awake.js");
+      awake.then((module) => module.keep(want && visible())).catch(() => {});
+    }
+    return;
+  }
   if (want && !wakeLock && visible()) {
     try {
       wakeLock = await navigator.wakeLock.request("screen");

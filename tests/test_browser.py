@@ -1189,6 +1189,29 @@ def test_a_change_sent_since_stays_out_when_a_tab_saves_a_copy_that_still_holds_
     assert waits == []
 
 
+def test_at_a_plain_http_address_the_screen_stays_awake_during_a_match(lan_page: Page) -> None:
+    """No Wake Lock there: a muted looping video (NoSleep.js) plays from the first tap
+    until the match is won."""
+    lan_page.add_init_script(
+        """for (const name of ["play", "pause"]) {
+            const real = HTMLMediaElement.prototype[name];
+            HTMLMediaElement.prototype[name] = function (...args) {
+                window.__media = name;
+                return real.apply(this, args);
+            };
+        }"""
+    )
+    lan_page.goto("/")
+    assert lan_page.evaluate("'wakeLock' in navigator") is False
+    assert lan_page.evaluate("window.__media ?? null") is None  # nothing before a tap
+    tap(lan_page, 1, "schwarz")
+    lan_page.wait_for_function("window.__media === 'play'")
+    assert lan_page.evaluate("window.NoSleep !== undefined")
+    for _ in range(3):
+        tap(lan_page, 1, "schwarz")  # 12: won
+    lan_page.wait_for_function("window.__media === 'pause'")
+
+
 def test_at_a_plain_http_address_what_needs_https_is_said_once(lan_page: Page) -> None:
     lan_page.goto("/")
     note = lan_page.locator("[data-status] .message")

@@ -57,8 +57,8 @@ def test_no_request_leaves_the_site(client: FlaskClient) -> None:
 
 def test_every_module_loaded_later_is_kept_for_offline_use() -> None:
     """A module the page imports only when needed is in the service worker's list, so that
-    it loads offline too; but plain-http.js, which is only ever needed where there is no
-    service worker (no secure context)."""
+    it loads offline too; but plain-http.js and awake.js, which are only ever needed where
+    there is no service worker (no secure context)."""
     static = Path(__file__).parents[1] / "static"
     later = {
         name
@@ -66,7 +66,8 @@ def test_every_module_loaded_later_is_kept_for_offline_use() -> None:
         for name in re.findall(r'import\("\./([^"]+\.js)"\)', script.read_text(encoding="utf-8"))
     }
     kept = (static / "sw.js").read_text(encoding="utf-8")
-    assert later - {"plain-http.js"}
+    plain_http_only = {"plain-http.js", "awake.js"}
+    assert later - plain_http_only
     assert [
-        name for name in sorted(later - {"plain-http.js"}) if f'"/static/{name}"' not in kept
+        name for name in sorted(later - plain_http_only) if f'"/static/{name}"' not in kept
     ] == []

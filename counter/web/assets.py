@@ -20,7 +20,10 @@ from flask import Flask, Response, abort, current_app, request, send_from_direct
 from markupsafe import Markup
 
 MIMETYPES = {".js": "text/javascript", ".css": "text/css"}
-MINIFIERS: dict[str, Callable[[str], str]] = {".js": rjsmin.jsmin, ".css": rcssmin.cssmin}
+MINIFIERS: dict[str, Callable[[str], str]] = {
+    ".js": lambda text: rjsmin.jsmin(text, keep_bang_comments=True),  # a licence's /*! */
+    ".css": rcssmin.cssmin,
+}
 # A static import of a module beside it: `from "./x.js"` (a dynamic import() loads later).
 IMPORT = re.compile(r'from\s*"\./([\w-]+\.js)"')
 

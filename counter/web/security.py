@@ -20,6 +20,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "script-src 'self'",
         "style-src 'self'",
         "img-src 'self' data:",
+        "media-src 'self' data:",  # static/awake.js: NoSleep.js's video, over plain http
         "connect-src 'self'",
         "manifest-src 'self'",
         "worker-src 'self'",
