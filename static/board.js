@@ -85,8 +85,10 @@ function drawPlayers(match) {
       label.textContent = player.name;
       label.title = player.name;
     }
-    for (const input of [$(`#player${player.seat}`), $(`#rename${player.seat}`)]) {
-      if (shownBefore[`name${player.seat}`] !== player.name) input.value = player.name;
+    if (shownBefore[`name${player.seat}`] !== player.name) {
+      const field = $(`#player${player.seat}`); // a name not given yet is its placeholder
+      field.value = player.name === field.placeholder ? "" : player.name;
+      $(`#rename${player.seat}`).value = player.name;
     }
     shownBefore[`name${player.seat}`] = player.name;
     $(".first-dealer", card).setAttribute("aria-pressed", String(match.dealer === player.seat));

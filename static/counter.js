@@ -233,6 +233,19 @@ const inTurn = (run) => {
 };
 for (const input of $$(".name-input"))
   input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
+// A name is changed in its score card at any time: a tap on it shows its field.
+for (const name of $$(".player .name")) {
+  const rename = (event) => {
+    if (event.type === "keydown" && event.key !== "Enter") return;
+    const card = name.closest(".player");
+    card.classList.add("renaming");
+    const field = $(".name-input", card);
+    field.focus();
+    field.addEventListener("blur", () => card.classList.remove("renaming"), { once: true });
+  };
+  name.addEventListener("click", rename);
+  name.addEventListener("keydown", rename);
+}
 // A preset chosen shows at once what it will set (settings.js).
 root.addEventListener("change", (event) => {
   if (event.target.matches(".rules-form [name=preset]"))

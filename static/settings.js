@@ -46,7 +46,11 @@ export async function target(_form, button, tap) {
 // Names go as typed: the server tidies them, and its answer shows the result. Enter in
 // a name field both changes it and submits the form: the second time nothing is new.
 export function names(form, _button, tap) {
-  const players = [form.elements.player1.value, form.elements.player2.value];
+  // An empty score card's name is the one its placeholder shows.
+  const players = [1, 2].map((seat) => {
+    const input = form.elements[`player${seat}`];
+    return input.value.trim() || input.placeholder || input.value;
+  });
   if (players.every((name, index) => name === view().players[index].name)) return;
   changeSettings(
     tap,

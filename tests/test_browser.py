@@ -240,6 +240,32 @@ def test_a_whole_match_to_11_by_taps_without_a_reload(page: Page) -> None:
     assert still_same_document(page)
 
 
+def test_a_new_match_names_its_players_in_one_tap_each(page: Page) -> None:
+    """The default names are placeholders: typing replaces them, nothing to delete first."""
+    page.goto("/")
+    expect(page.locator("#player1")).to_have_value("")
+    expect(page.locator("#player1")).to_have_attribute("placeholder", "Player 1")
+    page.locator("#player1").click()
+    page.keyboard.type("Ana")
+    page.keyboard.press("Enter")
+    expect(page.locator('.player[data-seat="1"] .name')).to_have_text("Ana")
+    expect(page.locator('.player[data-seat="2"] .name')).to_have_text("Player 2")
+    all_saved(page)
+    assert [player["name"] for player in server_match(page)["players"]] == ["Ana", "Player 2"]
+
+
+def test_a_name_is_changed_in_its_score_card_after_the_first_deal(page: Page) -> None:
+    page.goto("/")
+    tap(page, 1, "normal")
+    page.locator('.player[data-seat="2"] .name').click()
+    expect(page.locator("#player2")).to_be_focused()
+    page.keyboard.type("Boris")
+    page.keyboard.press("Enter")
+    expect(page.locator('.player[data-seat="2"] .name')).to_have_text("Boris")
+    all_saved(page)
+    assert [player["name"] for player in server_match(page)["players"]] == ["Player 1", "Boris"]
+
+
 def test_the_first_dealer_is_chosen_in_the_card_and_then_shown_there(page: Page) -> None:
     page.goto("/")
     name_players(page, "Ivan", "Maria")

@@ -48,6 +48,7 @@ def init_app(app: Flask) -> None:
         targets=TARGETS,
         name_max_length=NAME_MAX_LENGTH,
         languages=i18n.LANGUAGE_NAMES,
+        default_names=i18n.default_names,
         display=site.display,
         display_switches=site.DISPLAY,
         cookie_age=i18n.COOKIE_AGE,
