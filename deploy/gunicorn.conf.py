@@ -1,24 +1,33 @@
 """gunicorn for the counter behind Caddy (deploy/Caddyfile) on one small server.
 
-Run as ``gunicorn -c deploy/gunicorn.conf.py counter.wsgi:app``. Caddy hands gunicorn
-only whole requests, so a few threads serve many phones; SANTASE_BIND, SANTASE_WORKERS,
-SANTASE_THREADS and SANTASE_ACCESS_LOG change what is set here.
+Run twice, as two services (deploy/santase.service, deploy/santase-streams.service):
+``gunicorn -c deploy/gunicorn.conf.py counter.wsgi:app`` serves the taps and the pages
+with threads; with SANTASE_ROLE=streams the same app serves only the live pages' event
+streams, which Caddy sends there, from gevent's event loop: a waiting phone costs a few
+kilobytes, not a thread, and a tap never waits behind one. SANTASE_BIND,
+SANTASE_WORKERS, SANTASE_THREADS, SANTASE_CONNECTIONS and SANTASE_ACCESS_LOG change what
+is set here.
 """
 
 import os
 
-# Loopback only: the world reaches the app through Caddy.
-bind = os.environ.get("SANTASE_BIND", "127.0.0.1:8000")
+streams = os.environ.get("SANTASE_ROLE", "app") == "streams"
 
-# 2 processes x 128 threads, for one or two CPUs and 1 GB of memory. A thread is held
-# for the whole of its request, and a phone or share page showing a match live holds
-# one for as long as it stays open (counter.web.live), waiting, not working: most threads
-# are for those. The app keeps the last 8 threads of each process (half, with fewer
-# than 16) for ordinary requests: a tap never waits behind live pages.
-worker_class = "gthread"
-workers = int(os.environ.get("SANTASE_WORKERS", "2"))
-threads = int(os.environ.get("SANTASE_THREADS", "128"))
-os.environ.setdefault("FLASK_LIVE_STREAMS_PER_PROCESS", str(threads - min(8, threads // 2)))
+# Loopback only: the world reaches the app through Caddy.
+bind = os.environ.get("SANTASE_BIND", "127.0.0.1:8001" if streams else "127.0.0.1:8000")
+workers = int(os.environ.get("SANTASE_WORKERS", "1" if streams else "2"))
+if streams:
+    # Greenlets: each open stream waits on the push hub, not in a thread of its own.
+    worker_class = "gevent"
+    worker_connections = int(os.environ.get("SANTASE_CONNECTIONS", "20000"))
+    os.environ.setdefault("SANTASE_LIVE_STREAMS_PER_PROCESS", str(worker_connections - 100))
+else:
+    # 2 processes x 128 threads, for one or two CPUs and 1 GB of memory. A thread is held
+    # for the whole of its request; a live page that reaches this process (no streams
+    # service) holds one while it waits, so the last 8 threads are kept for requests.
+    worker_class = "gthread"
+    threads = int(os.environ.get("SANTASE_THREADS", "128"))
+    os.environ.setdefault("SANTASE_LIVE_STREAMS_PER_PROCESS", str(threads - min(8, threads // 2)))
 
 # A worker silent for 30 s is restarted; a stopping one has 20 s to finish its
 # requests (systemd waits 30 s: deploy/santase.service).
@@ -28,14 +37,14 @@ graceful_timeout = 20
 keepalive = 75
 
 # Believe X-Forwarded-Proto from Caddy on this machine only (the app's ProxyFix,
-# FLASK_TRUSTED_PROXIES=1, reads the same headers).
+# SANTASE_TRUSTED_PROXIES=1, reads the same headers).
 forwarded_allow_ips = "127.0.0.1,::1"
 
 # No access log unless asked ("-" is stdout, the journal under systemd): no list of
 # the players' addresses builds up. Errors go to stderr.
 accesslog = os.environ.get("SANTASE_ACCESS_LOG") or None
 errorlog = "-"
-proc_name = "santase"
+proc_name = "santase-streams" if streams else "santase"
 
 # gunicorn 25.1 and later would open a control socket under $HOME; nothing uses it.
 control_socket_disable = True
