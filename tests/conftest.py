@@ -18,6 +18,7 @@ from flask.testing import FlaskClient
 from flask_migrate import upgrade
 from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
+from redis.connection import parse_url
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
@@ -26,10 +27,11 @@ from counter.storage import migrating, push
 from counter.storage.models import db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
-# The Redis of every test that needs one: a run beside another (CI runs the SQLite and the
-# PostgreSQL suites at once) names a database number of its own, as resetting the limits
-# empties every count of the database it is in.
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+# The Redis of every test that needs one. Never database 0, where a Redis on this computer
+# keeps what is not the tests' (resetting the limits empties every count of the database
+# it is in); and a run beside another (CI runs the SQLite and the PostgreSQL suites at
+# once, the PostgreSQL one on database 1) names a database number of its own.
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 SECRET = "test-secret-key-that-is-long-enough"
 
 
@@ -53,6 +55,15 @@ class CompiledTemplates(BytecodeCache):
 
 
 COMPILED_TEMPLATES = CompiledTemplates()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse a TEST_REDIS_URL on database 0 before any test counts or resets there."""
+    if not parse_url(TEST_REDIS_URL).get("db"):
+        raise pytest.UsageError(
+            f"TEST_REDIS_URL={TEST_REDIS_URL} is Redis database 0; name another, "
+            "e.g. redis://127.0.0.1:6379/15"
+        )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -65,12 +65,15 @@ def wait_for(condition: Callable[[], bool], failure: str, seconds: float = 40) -
 
 
 class RedisServer:
-    """A redis-server of the test's own on a free port of 127.0.0.1; it saves nothing."""
+    """A redis-server of the test's own on a free port of 127.0.0.1; it saves nothing.
+
+    Its database 1, as no test uses database 0 of any Redis (tests/conftest.py).
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.url = f"redis://127.0.0.1:{self.port}/1"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -94,13 +97,13 @@ class RedisServer:
 
     def answers(self) -> bool:
         try:
-            with redis.Redis(port=self.port, socket_timeout=0.5) as client:
+            with redis.Redis.from_url(self.url, socket_timeout=0.5) as client:
                 return bool(client.ping())
         except redis.RedisError:
             return False
 
     def keys(self) -> list[bytes]:
-        with redis.Redis(port=self.port, socket_timeout=0.5) as client:
+        with redis.Redis.from_url(self.url, socket_timeout=0.5) as client:
             return list(client.keys("*"))
 
 
@@ -210,7 +213,7 @@ def test_limits_go_back_to_redis_when_it_answers_again(
 def test_writes_go_on_when_nothing_ever_answered_at_the_redis_address(
     app: Flask, limited_app: Callable[[str, str], Flask]
 ) -> None:
-    nowhere = f"redis://127.0.0.1:{free_port()}/0"
+    nowhere = f"redis://127.0.0.1:{free_port()}/1"
     browser = limited_app(nowhere, app.config["SQLALCHEMY_DATABASE_URI"]).test_client()
     match = api_start(browser)
     assert api_deal(browser, match["id"], 1, "normal").status_code == 201
@@ -220,7 +223,7 @@ def test_a_redis_that_hangs_does_not_hang_a_write(
     app: Flask, limited_app: Callable[[str, str], Flask]
 ) -> None:
     with socket.create_server(("127.0.0.1", 0)) as silent:  # takes connections, never answers
-        hanging = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        hanging = f"redis://127.0.0.1:{silent.getsockname()[1]}/1"
         browser = limited_app(hanging, app.config["SQLALCHEMY_DATABASE_URI"]).test_client()
         answers: list[int] = []
         writing = threading.Thread(

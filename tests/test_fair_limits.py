@@ -80,7 +80,7 @@ def test_a_browser_with_a_key_has_its_own_count_of_heavy_reads(cafe: Flask) -> N
     assert answers == [200] * 10 + [429]
 
 
-@pytest.mark.skipif(not redis_answers(), reason="no Redis at 127.0.0.1:6379 (start redis-server)")
+@pytest.mark.skipif(not redis_answers(), reason=f"no Redis at {REDIS_URL} (start redis-server)")
 def test_the_counts_in_redis_never_name_a_browsers_key(app: Flask) -> None:
     limited = make_app(
         app.config["SQLALCHEMY_DATABASE_URI"],

@@ -1,7 +1,7 @@
 """Rate limits: writes, imports, links and heavy reads are bounded per browser key, and per
 address for browsers without one; other reads never.
 
-Run against memory (one process) and against the Redis at 127.0.0.1:6379 (shared by
+Run against memory (one process) and against the Redis of TEST_REDIS_URL (shared by
 every worker), which CI provides; without one here, the Redis cases skip and say so.
 """
 
@@ -43,7 +43,7 @@ STORAGES = [
     pytest.param(
         REDIS_URL,
         marks=pytest.mark.skipif(
-            not redis_answers(), reason="no Redis at 127.0.0.1:6379 (start redis-server)"
+            not redis_answers(), reason=f"no Redis at {REDIS_URL} (start redis-server)"
         ),
     ),
 ]
@@ -119,7 +119,7 @@ def test_links_have_a_lower_limit_of_their_own(limited: Flask) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not redis_answers(), reason="no Redis at 127.0.0.1:6379 (start redis-server)")
+@pytest.mark.skipif(not redis_answers(), reason=f"no Redis at {REDIS_URL} (start redis-server)")
 def test_two_servers_share_their_counts_through_redis(tmp_path: Path) -> None:
     """Two server processes, one Redis: writes to either count against one limit."""
     environment = {
