@@ -1303,12 +1303,13 @@ def test_an_answer_that_is_not_the_counters_keeps_the_tap_waiting(page: Page) ->
         route.fulfill(status=200, content_type="text/html", body="<p>Log in to the Wi-Fi</p>")
 
     page.route("**/deals", login_page)
-    tap(page, 2, "schwarz")
-    page.wait_for_function("document.querySelector('[data-sync]').textContent.length > 0")
-    for _ in range(100):  # answered, and tried again a second later
-        if len(login_pages) >= 2:
-            break
-        page.wait_for_timeout(100)
+    with page.expect_event(  # answered, and tried again a second later
+        "requestfinished",
+        lambda request: request.url.endswith("/deals") and len(login_pages) >= 2,
+        timeout=10_000,
+    ):
+        tap(page, 2, "schwarz")
+        page.wait_for_function("document.querySelector('[data-sync]').textContent.length > 0")
     assert len(login_pages) >= 2
     expect(page.locator("[data-sync]")).to_have_text("1 waiting to send")
     page.unroute("**/deals")

@@ -12,7 +12,6 @@ import shutil
 import socket
 import subprocess
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,6 +32,7 @@ from counter.web.limits import limiter
 
 from conftest import TEST_DATABASE_URL, empty_tables, make_app
 from helpers import api_deal, api_start
+from waiting import until
 
 pytestmark = pytest.mark.slow  # servers of its own, and waits on their timeouts
 
@@ -50,15 +50,11 @@ def free_port() -> int:
 
 
 def wait_for(condition: Callable[[], bool], failure: str, seconds: float = 40) -> None:
-    """Until ``condition`` holds, asking again every tenth of a second; at most ``seconds``.
+    """Until ``condition`` holds; at most ``seconds``.
 
     40 s covers Flask-Limiter's longest wait between two tries of a storage it gave up on.
     """
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(failure)
-        time.sleep(0.1)
+    assert until(condition, within=seconds), failure
 
 
 # --- Redis -------------------------------------------------------------------------------

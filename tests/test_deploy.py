@@ -39,6 +39,7 @@ from test_browser import CHROMIUM, CHROMIUM_ARGS, all_saved, phone, score, serve
 from test_phones import joined
 
 from conftest import TEST_REDIS_URL
+from waiting import until
 
 MISSING = [tool for tool in ("caddy", "certutil") if shutil.which(tool) is None]
 if MISSING:
@@ -232,12 +233,14 @@ def running(
 def wait_until(
     ready: Callable[[], bool], *, process: subprocess.Popen[bytes], log: Path, what: str
 ) -> None:
-    """Poll ``ready`` until it holds, the process ends, or STARTUP_SECONDS pass."""
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline and process.poll() is None:
-        if ready():
-            return
-        time.sleep(0.1)
+    """Until ``ready`` holds; fails, with the process's output, should the process end or
+    STARTUP_SECONDS pass first."""
+
+    def ended() -> bool:
+        return process.poll() is not None
+
+    if until(lambda: ended() or ready(), within=STARTUP_SECONDS) and not ended():
+        return
     pytest.fail(f"{what} did not start; its output:\n{log.read_text()[-3000:]}")
 
 
@@ -480,7 +483,7 @@ class SlowClient(threading.Thread):
                 for position in range(len(self.slowly)):
                     connection.sendall(self.slowly[position : position + 1])
                     self.sending.set()
-                    if self.stop.wait(BYTE_EVERY):
+                    if self.stop.wait(BYTE_EVERY):  # the slowness under test
                         return
                 self.finished = True
         except OSError as error:
@@ -553,6 +556,7 @@ def timed_rounds(requests: dict[str, Callable[[int], Answer]]) -> list[tuple[str
             started = time.monotonic()
             status = request(n).status
             timings.append((name, status, time.monotonic() - started))
+        # The rounds are spread out on purpose: the slow clients are to hold on the whole time.
         time.sleep(max(0.0, ROUND_EVERY - (time.monotonic() - begun)))
     return timings
 

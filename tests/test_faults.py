@@ -3,7 +3,7 @@
 Gunicorn with several workers serves the real app over loopback; phones (threads,
 two per match) record deals as fast as they can; the whole server is killed with
 SIGKILL in the middle and started again, while the phones retry what got no answer.
-Bounded: about ten seconds in all.
+Bounded: a few seconds in all (LOAD_DEALS deals before the kill and again after).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -34,13 +33,16 @@ from sqlalchemy import text
 from counter.storage.models import db
 
 from conftest import TEST_DATABASE_URL, empty_tables, make_app
+from waiting import until
 
 pytestmark = pytest.mark.slow
 
 WORKERS = 3
 BROWSERS = 3
 PHONES_PER_BROWSER = 2
-LOAD_SECONDS = 2.5
+LOAD_DEALS = 200  # acknowledged before the kill, and again after the restart: several matches
+LOAD_WITHIN_S = 30  # for each LOAD_DEALS (about a third of a second each here)
+RETRY_S = 0.05  # a phone whose try failed tries again this much later
 
 
 def free_port() -> int:
@@ -88,15 +90,14 @@ class Server:
                 start_new_session=True,
                 cwd=self.folder,
             )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with build_opener().open(self.base + "/health", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except (URLError, OSError):
-                time.sleep(0.1)
-        raise AssertionError("gunicorn did not answer /health within 30 s")
+        assert until(self.healthy, within=30), "gunicorn did not answer /health within 30 s"
+
+    def healthy(self) -> bool:
+        try:
+            with build_opener().open(self.base + "/health", timeout=2) as response:
+                return bool(response.status == 200)
+        except (URLError, OSError):
+            return False
 
     def kill(self) -> None:
         assert self.process is not None
@@ -111,13 +112,19 @@ class Server:
 
 @dataclass
 class Browser:
-    """One browser (a cookie jar) shared by two phones, and the deals it was told of."""
+    """One browser (a cookie jar) shared by two phones, the deals it was told of, and how
+    many of its phones' tries got no answer."""
 
     opener: OpenerDirector = field(
         default_factory=lambda: build_opener(HTTPCookieProcessor(CookieJar()))
     )
     acknowledged: list[tuple[int, str]] = field(default_factory=list)
+    failed_tries: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def failed(self) -> None:
+        with self.lock:
+            self.failed_tries += 1
 
     def call(
         self, base: str, method: str, path: str, body: dict[str, Any] | None = None
@@ -146,7 +153,8 @@ def phone(server: Server, browser: Browser, stop: threading.Event, seat: int) ->
                 browser.call(server.base, "POST", "/api/matches", {"target": 15})
                 continue
         except (URLError, OSError, HTTPException, ValueError):
-            time.sleep(0.05)
+            browser.failed()
+            stop.wait(RETRY_S)  # a phone does not hammer a server that is down
             continue
         path = f"/api/matches/{match['id']}/deals"
         body = {"player": seat, "outcome": "normal", "request_id": uuid.uuid4().hex}
@@ -155,7 +163,8 @@ def phone(server: Server, browser: Browser, stop: threading.Event, seat: int) ->
                 status, answer = browser.call(server.base, "POST", path, body)
             except (URLError, OSError, HTTPException, ValueError):
                 # Down, or killed half-way through its answer: the same request again.
-                time.sleep(0.05)
+                browser.failed()
+                stop.wait(RETRY_S)
                 continue
             if status in (200, 201):
                 with browser.lock:
@@ -193,12 +202,24 @@ def test_a_killed_server_loses_and_doubles_no_acknowledged_deal(
         ]
         for thread in phones:
             thread.start()
-        time.sleep(LOAD_SECONDS)
+
+        def acknowledged(at_least: int) -> bool:
+            return sum(len(browser.acknowledged) for browser in browsers) >= at_least
+
+        until(lambda: acknowledged(LOAD_DEALS), within=LOAD_WITHIN_S)  # judged below
         before_kill = sum(len(b.acknowledged) for b in browsers)
+        failed_before = [browser.failed_tries for browser in browsers]
         server.kill()
-        time.sleep(0.5)
+        # Down until the phones have found it down: each browser's two phones tried and failed.
+        assert until(
+            lambda: all(
+                browser.failed_tries >= before + PHONES_PER_BROWSER
+                for browser, before in zip(browsers, failed_before, strict=True)
+            ),
+            within=10,
+        ), "the phones never found the server down"
         server.start()
-        time.sleep(LOAD_SECONDS)
+        until(lambda: acknowledged(before_kill + LOAD_DEALS), within=LOAD_WITHIN_S)
         stop.set()
         for thread in phones:
             thread.join(timeout=15)

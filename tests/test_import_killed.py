@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from urllib.error import HTTPError, URLError
 from urllib.request import Request
@@ -24,6 +23,7 @@ from counter.storage.models import Match, db
 from bulk import bulk_export
 from conftest import make_app
 from test_faults import Browser, Server, database_url  # noqa: F401 - a fixture
+from waiting import until
 
 pytestmark = pytest.mark.slow
 
@@ -91,11 +91,11 @@ def test_an_import_killed_half_way_leaves_nothing_and_a_second_brings_it_whole(
         answers: list[object] = []
         importer = threading.Thread(target=send_import, args=(server, browser, body, answers))
         importer.start()
-        deadline = time.monotonic() + 30
-        while not rows_being_written(database_url, tmp_path):
-            assert time.monotonic() < deadline, "the import never began to write"
-            assert not answers, f"the import was answered before the kill: {answers}"
-            time.sleep(0.02)
+        writing = until(
+            lambda: answers or rows_being_written(database_url, tmp_path), within=30, every=0.02
+        )
+        assert not answers, f"the import was answered before the kill: {answers}"
+        assert writing, "the import never began to write"
         server.kill()
         importer.join()
         assert isinstance(answers[0], OSError), answers  # cut short, no answer

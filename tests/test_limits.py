@@ -11,7 +11,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from counter.web.limits import limiter
 
 from conftest import TEST_REDIS_URL, make_app
 from helpers import api_start, submit
+from waiting import until
 
 REDIS_URL = TEST_REDIS_URL
 
@@ -155,15 +155,16 @@ class Server:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise AssertionError("the server did not answer /health within 30 s")
+        if not until(self.healthy, within=30):
+            self.stop()
+            raise AssertionError("the server did not answer /health within 30 s")
+
+    def healthy(self) -> bool:
+        try:
+            with urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1):
+                return True
+        except OSError:
+            return False
 
     def post(self, path: str) -> int:
         request = Request(

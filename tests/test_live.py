@@ -8,7 +8,6 @@ import json
 import re
 import secrets
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,16 +17,41 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from werkzeug.serving import make_server
+from werkzeug.serving import ThreadedWSGIServer
 
 from counter.storage import push
 
 from conftest import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
 from helpers import api_deal, api_start, submit
+from waiting import until
 
 REDIS = TEST_REDIS_URL
 WAIT_S = 5  # the longest a test waits for an event: they come within milliseconds
 HEARTBEAT_S = 0.2
+
+
+class Server(ThreadedWSGIServer):
+    """The app served by threads as ``flask run`` serves it, one thread to a connection,
+    counting the connections it is serving. A connection's thread has ended once its last
+    request has: a stream's too, which leaves the hub and lets go of its database
+    connection as it ends."""
+
+    def __init__(self, app: Flask) -> None:
+        super().__init__("127.0.0.1", 0, app)
+        self.connections = 0
+        self._lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._lock:
+            self.connections += 1
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._lock:
+                self.connections -= 1
 
 
 @contextmanager
@@ -35,24 +59,22 @@ def serving(app: Flask) -> Iterator[int]:
     """``app`` on a free port, served by threads as ``flask run`` serves it.
 
     A stream whose reader went away ends at its next heartbeat, so heartbeats come
-    often here; on the way out every stream has ended and let go of its connection.
+    often here; on the way out every connection, every stream's too, has ended.
     """
     app.config["LIVE_HEARTBEAT_S"] = HEARTBEAT_S
-    http_server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http_server.serve_forever, daemon=True)
+    http_server = Server(app)
+    # The server looks whether it is to stop this often (0.5 s by default): each test waits
+    # for that once, on the way out.
+    thread = threading.Thread(
+        target=http_server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield http_server.server_port
     finally:
         http_server.shutdown()
-        with app.app_context():
-            hub = push.hub()
-            for _ in range(50):
-                if not hub.watching():
-                    break
-                time.sleep(HEARTBEAT_S)
-        # A stream leaves the hub, then its request ends and lets go of its connection.
-        time.sleep(HEARTBEAT_S)
+        ended = until(lambda: not http_server.connections, within=WAIT_S)
+        assert ended, f"{http_server.connections} connections still served (a stream left open?)"
 
 
 class Stream:
@@ -93,6 +115,7 @@ class Stream:
         return json.loads(self.event()["data"])
 
     def close(self) -> None:
+        self.response.close()  # the response holds the socket open until it is closed too
         self.connection.close()
 
 

@@ -131,7 +131,9 @@ def test_a_phone_keeps_its_match_while_another_plays_elsewhere(
     all_saved(c)
     c.reload()
     expect(score(c, 2)).to_have_text("1")
-    a.wait_for_timeout(1500)  # the other phone's match was pushed, polled for, anything
+    # A has heard of C's new match (offered, not imposed), and still shows its own.
+    offer = a.locator("[data-status] .message")
+    expect(offer).to_contain_text("Another phone started a new match", timeout=LIVE_MS)
     expect(score(a, 1)).to_have_text("1")
     tap(a, 2, "schwarz")
     all_saved(a)
@@ -220,9 +222,12 @@ def test_the_same_deal_tapped_on_both_phones_seconds_apart_is_asked_about(
 ) -> None:
     """C's deal is already on A's screen when A's player taps the same one: asked, not added."""
     a, c = two_phones
+    a.clock.install()  # A's player taps seconds after C's deal came, on A's clock
+    a.reload()
+    expect(score(a, 1)).to_have_text("1")
     tap(c, 2, "schneider")
     expect(score(a, 2)).to_have_text("2", timeout=LIVE_MS)
-    a.wait_for_timeout(2000)
+    a.clock.run_for(2000)
     button(a, 2, "schneider").click()
     question = a.locator("dialog.ask")
     expect(question).to_contain_text("Another phone recorded deal 2")

@@ -3,12 +3,14 @@ every tap target is big enough for a finger, and what deletes looks it."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
 import pytest
 import test_browser
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from test_browser import SAME_TAP_MS, all_saved, button, held_clock, phone, tap
 
 # The browser tests' own Chromium and server, shared by this module.
@@ -20,17 +22,17 @@ SMALL_SCREENS = [(320, 568), (360, 640), (844, 390), (740, 360)]
 FINGER = 44  # px: the smallest tap target
 
 
+OFF_SCREEN = """selector => [...document.querySelectorAll(selector)]
+  .filter((element) => element.offsetParent !== null)
+  .map((element) => [element, element.getBoundingClientRect()])
+  .filter(([, box]) => box.top < 0 || box.left < 0
+    || box.bottom > innerHeight || box.right > innerWidth)
+  .map(([element, box]) => `${element.value || element.className}: ${box.bottom}`)"""
+
+
 def off_screen(page: Page, selector: str) -> list[str]:
     """The visible elements of ``selector`` that are not whole within the screen as it is."""
-    return page.evaluate(
-        """selector => [...document.querySelectorAll(selector)]
-          .filter((element) => element.offsetParent !== null)
-          .map((element) => [element, element.getBoundingClientRect()])
-          .filter(([, box]) => box.top < 0 || box.left < 0
-            || box.bottom > innerHeight || box.right > innerWidth)
-          .map(([element, box]) => `${element.value || element.className}: ${box.bottom}`)""",
-        selector,
-    )
+    return page.evaluate(OFF_SCREEN, selector)
 
 
 def too_small(page: Page, selector: str) -> list[str]:
@@ -73,10 +75,10 @@ def test_every_outcome_button_and_undo_are_on_screen_during_a_match(
 def settled_off_screen(page: Page, selector: str) -> list[str]:
     """``off_screen`` once the page has settled (late styles, the first live update): what
     is still off screen after a second is off screen for the player too."""
-    for _ in range(10):
-        if not (found := off_screen(page, selector)):
-            return found
-        page.wait_for_timeout(100)
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(
+            f"selector => ({OFF_SCREEN})(selector).length === 0", arg=selector, timeout=1000
+        )
     return off_screen(page, selector)
 
 

@@ -4,21 +4,25 @@ delete, so a late duplicate records nothing; a uid sent again with other setting
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import text
 
 from counter.game.scoring import Outcome
 from counter.services import deals, matches
-from counter.storage import repository
+from counter.storage import repository, transactions
+from counter.storage.models import db
 
 from helpers import api_deal, api_start
+from waiting import until
 
 UID = "c" * 32
 NORMAL = Outcome("normal")
+WAITING_FOR_A_LOCK = """SELECT count(*) FROM pg_stat_activity
+    WHERE datname = current_database() AND wait_event_type = 'Lock'"""
 
 
 def deal_count(client: FlaskClient, match_id: int) -> int:
@@ -54,14 +58,31 @@ def test_a_duplicate_that_waits_for_its_deal_s_undo_records_nothing(
     with app.app_context():
         match, _ = matches.start_match(owner="k" * 32, names=("Ana", "Boris"))
         deals.record_deal(owner="k" * 32, match_id=match.id, seat=1, outcome=NORMAL, request_id="r")
-    save = repository.save
+    save, begin_write = repository.save, transactions.begin_write
+    undo_holds, duplicate_asks = threading.Event(), threading.Event()
+    held_until_waited: list[bool] = []
+
+    def duplicate_waits() -> bool:
+        """Whether the duplicate waits for the match: for the lock on its row (PostgreSQL),
+        or for the write lock it asked for, as writers to one SQLite file take turns."""
+        if db.engine.dialect.name == "sqlite":
+            return duplicate_asks.is_set()
+        with db.engine.connect() as looking:
+            return bool(looking.scalar(text(WAITING_FOR_A_LOCK)))
 
     def slow_undo(*args: Any, **kwargs: Any) -> Any:
         if threading.current_thread().name == "undo":
-            time.sleep(1.0)  # the match is locked meanwhile
+            undo_holds.set()  # the match is locked meanwhile
+            held_until_waited.append(until(duplicate_waits, within=10))
         return save(*args, **kwargs)
 
+    def asking_for_the_write_lock() -> None:
+        if threading.current_thread().name == "duplicate":
+            duplicate_asks.set()
+        begin_write()
+
     monkeypatch.setattr(repository, "save", slow_undo)
+    monkeypatch.setattr(transactions, "begin_write", asking_for_the_write_lock)
     recorded: list[bool] = []
 
     def undo() -> None:
@@ -77,11 +98,12 @@ def test_a_duplicate_that_waits_for_its_deal_s_undo_records_nothing(
 
     undoing = threading.Thread(target=undo, name="undo")
     undoing.start()
-    time.sleep(0.3)
-    duplicating = threading.Thread(target=duplicate)
+    assert undo_holds.wait(10)
+    duplicating = threading.Thread(target=duplicate, name="duplicate")
     duplicating.start()
     undoing.join()
     duplicating.join()
+    assert held_until_waited == [True], "the duplicate never waited for the undo"
     assert recorded == [False]
     with app.app_context():
         assert matches.get_match(owner="k" * 32, match_id=match.id).deal_count == 0
