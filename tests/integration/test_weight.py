@@ -59,7 +59,7 @@ def test_every_module_loaded_later_is_kept_for_offline_use() -> None:
     """A module the page imports only when needed is in the service worker's list, so that
     it loads offline too; but plain-http.js and awake.js, which are only ever needed where
     there is no service worker (no secure context)."""
-    static = Path(__file__).parents[1] / "static"
+    static = Path(__file__).parents[2] / "static"
     later = {
         name
         for script in static.glob("*.js")

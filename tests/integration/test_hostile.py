@@ -19,7 +19,7 @@ from counter.game import scoring
 from counter.services import archive
 from counter.storage.models import Deal, db
 
-from conftest import make_app
+from apps import make_app
 from helpers import api_deal, api_play, api_start, at_once, same_browser, submit
 
 HUGE = "9" * 5000  # more digits than Python turns into an int without complaint

@@ -6,18 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import yaml
 from flask.testing import FlaskClient
-from test_openapi import SPEC_PATH, fits
 
+from api_spec import fits
 from helpers import api_deal, api_play, api_start
 
 MINIMAL = {"Prefer": "return=minimal"}
-
-
-@pytest.fixture(scope="module")
-def spec() -> dict[str, Any]:
-    return yaml.safe_load(SPEC_PATH.read_text())  # type: ignore[no-any-return]
 
 
 def started_with_deals(client: FlaskClient, count: int) -> int:

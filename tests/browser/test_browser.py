@@ -1,191 +1,41 @@
-"""The counter in a real browser: Chromium at a phone's size, driven by Playwright.
+"""The counter in a real browser: Chromium at a phone's size, driven by Playwright
+(its server, Chromium and pages: tests/browser/conftest.py).
 
-Needs Chromium at /usr/bin/chromium (Debian: apt-get install chromium); without
-it these tests skip and say so. CI installs it and fails if they did not run.
 Set UPDATE_SCREENSHOTS=1 to write the README's screenshots into docs/.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import re
-import threading
-import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from flask import Flask
-from playwright.sync_api import (
-    Browser,
-    BrowserContext,
-    Page,
-    Request,
-    Route,
-    expect,
-    sync_playwright,
+from playwright.sync_api import Browser, BrowserContext, Page, Request, Route, expect
+
+from phones import (
+    PHONE,
+    SAME_TAP_MS,
+    all_saved,
+    button,
+    held_clock,
+    name_players,
+    next_tap,
+    phone,
+    score,
+    server_match,
+    tap,
 )
-from werkzeug.serving import make_server
-
-from conftest import TEST_DATABASE_URL, make_app, stop_app
-
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip(
-        "Chromium not found at /usr/bin/chromium; install it (apt-get install chromium) "
-        "to run the browser tests.",
-        allow_module_level=True,
-    )
 
 pytestmark = pytest.mark.slow  # Chromium: minutes in all
 
-PHONE = {"width": 390, "height": 844}
-DOCS = Path(__file__).parents[1] / "docs"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    # A name for this computer as a phone on the home Wi-Fi reaches it: not localhost, so
-    # plain http there is no secure context (see the section on plain http below).
-    "--host-resolver-rules=MAP counter.test 127.0.0.1",
-]
-LAN_NAME = "counter.test"
-START = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
-SAME_TAP_MS = 600  # as in counter.js: the same button again this soon is the same tap
+DOCS = Path(__file__).parents[2] / "docs"
 LATENCY_MS = 2000  # a slow line: each request's answer comes this much later
 STORE = "santase-counter"  # as in outbox.js: where a browser keeps what it saw and waits to send
-# The phones whose clock the test holds (see held_clock): time there moves only when told.
-HELD_CLOCKS: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
-
-
-@pytest.fixture(scope="module")
-def served(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The app on 127.0.0.1, served by threads of this process: (address, app)."""
-    if TEST_DATABASE_URL:
-        url = migrated_database
-    else:
-        copy = tmp_path_factory.mktemp("browser") / "browser.sqlite"
-        copy.write_bytes(Path(migrated_database.removeprefix("sqlite:///")).read_bytes())
-        url = f"sqlite:///{copy}"
-    app: Flask = make_app(url)
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{http.server_port}", app
-    http.shutdown()
-    stop_app(app)
-
-
-@pytest.fixture(scope="module")
-def server(served: Any) -> str:
-    return str(served[0])
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
-
-
-def phone(browser: Browser, server: str, **options: object) -> BrowserContext:
-    """A new phone: its own cookies and storage, like another browser."""
-    settings: dict[str, object] = {
-        "viewport": PHONE,
-        "device_scale_factor": 2,
-        "is_mobile": True,
-        "has_touch": True,
-        "locale": "en-GB",
-        "base_url": server,
-        "service_workers": "block",
-    }
-    settings.update(options)
-    return browser.new_context(**settings)  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def page(browser: Browser, server: str) -> Iterator[Page]:
-    context = phone(browser, server)
-    tab = context.new_page()
-    yield tab
-    context.close()
-
-
-def score(page: Page, seat: int) -> Any:
-    return page.locator(f'.player[data-seat="{seat}"] [data-score]')
-
-
-def button(page: Page, seat: int, outcome: str) -> Any:
-    return page.locator(f"form.seat{seat} button[value={outcome}]")
-
-
-def held_clock(page: Page) -> None:
-    """Stop the page's clock at START before the page loads: it moves only as the test runs it.
-
-    Called before ``page.goto``. A clock installed running and paused later at a fixed time
-    could be told to jump into the past, should loading the page take longer than the jump.
-    """
-    page.clock.pause_at(START)
-    HELD_CLOCKS.add(page.context)
-
-
-def tap(page: Page, seat: int, outcome: str) -> None:
-    """Tap a deal button as a player does: the deal shows in the list at once.
-
-    The same button twice in a row is two deals only when the taps are apart (in
-    play they are minutes apart), so a tap on the button tapped last waits that out.
-    """
-    rows = page.locator(".deals tbody tr")
-    before = rows.count()
-    key = f"{seat}:{outcome}"
-    if page.evaluate("window.__lastTap") == key:
-        next_tap(page)
-    page.evaluate("key => { window.__lastTap = key; }", key)
-    button(page, seat, outcome).click()
-    expect(rows).to_have_count(before + 1)
-    page.evaluate("() => { window.__lastTapAt = performance.now(); }")  # at or after the tap
-
-
-def next_tap(page: Page) -> None:
-    """Let a player's next tap come as it does at the table: not within the same tap.
-
-    The page tells taps apart by its own clock (performance.now), so that is the clock
-    waited on: run on by the test where it holds it, else watched until the window is over.
-    """
-    if page.context in HELD_CLOCKS:
-        page.clock.run_for(SAME_TAP_MS)
-        return
-    page.wait_for_function(
-        "ms => performance.now() - (window.__lastTapAt ?? -Infinity) >= ms", arg=SAME_TAP_MS
-    )
-
-
-def all_saved(page: Page) -> None:
-    """Wait until the server has every change this phone made (in any language)."""
-    expect(page.locator("[data-sync]")).not_to_have_class(re.compile("waiting"), timeout=15_000)
-
-
-def name_players(page: Page, first: str, second: str) -> None:
-    """Type the names in the score cards, as a new match offers them."""
-    page.fill("#player1", first)
-    page.fill("#player2", second)
-    page.locator("#player2").blur()
-    expect(page.locator('.player[data-seat="2"] .name')).to_have_text(second)
-
-
-def server_match(page: Page) -> Any:
-    """The match the server holds as this browser's current one."""
-    return page.evaluate("fetch('/api/matches/current').then(r => r.json())")
 
 
 def no_reload_marker(page: Page) -> None:
@@ -843,21 +693,6 @@ def test_the_page_opened_offline_shows_the_match_not_an_old_copy(
 
 
 # --- at the computer's address on the home Wi-Fi: plain http, no secure context ---------------
-
-
-@pytest.fixture(scope="module")
-def lan_server(server: str) -> str:
-    """The same server at a name that maps to loopback, as a phone on the Wi-Fi reaches it."""
-    return server.replace("127.0.0.1", LAN_NAME)
-
-
-@pytest.fixture
-def lan_page(browser: Browser, lan_server: str) -> Iterator[Page]:
-    """A phone at http://counter.test:<port>; the service worker would register if it could."""
-    context = phone(browser, lan_server, service_workers="allow")
-    tab = context.new_page()
-    yield tab
-    context.close()
 
 
 def page_errors(page: Page) -> list[str]:

@@ -30,7 +30,7 @@ from counter.storage.models import db
 from counter.web.browser import SESSION_DEVICE
 from counter.web.limits import limiter
 
-from conftest import TEST_DATABASE_URL, empty_tables, make_app
+from apps import TEST_DATABASE_URL, empty_tables, make_app
 from helpers import api_deal, api_start
 from waiting import until
 

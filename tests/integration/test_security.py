@@ -14,7 +14,7 @@ from sqlalchemy import event
 from counter import create_app
 from counter.storage.models import db
 
-from conftest import make_app
+from apps import make_app
 from helpers import api_play, api_start, page_form, tap
 
 

@@ -24,8 +24,8 @@ from counter.storage import repository
 from counter.storage.models import Match, db
 from counter.web import import_size
 
+from apps import make_app
 from bulk import bulk_export, bulk_match
-from conftest import make_app
 from helpers import submit
 
 

@@ -31,15 +31,8 @@ from counter.services.read_models import blank_match
 from counter.storage.models import db
 from counter.web import shapes
 
-from conftest import empty_tables, make_app
-
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip(
-        "Chromium not found at /usr/bin/chromium; install it (apt-get install chromium) "
-        "to run the script's parity test.",
-        allow_module_level=True,
-    )
+from apps import empty_tables, make_app
+from phones import CHROMIUM
 
 pytestmark = pytest.mark.slow
 

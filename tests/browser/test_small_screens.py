@@ -8,13 +8,10 @@ import re
 from typing import Any
 
 import pytest
-import test_browser
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from test_browser import SAME_TAP_MS, all_saved, button, held_clock, phone, tap
 
-# The browser tests' own Chromium and server, shared by this module.
-served, server, browser = test_browser.served, test_browser.server, test_browser.browser
+from phones import SAME_TAP_MS, all_saved, button, held_clock, phone, tap
 
 pytestmark = pytest.mark.slow
 

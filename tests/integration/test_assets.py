@@ -8,7 +8,7 @@ from flask.testing import FlaskClient
 
 from counter.web.assets import imported
 
-STATIC = Path(__file__).parents[1] / "static"
+STATIC = Path(__file__).parents[2] / "static"
 
 
 def get(client: FlaskClient, path: str) -> bytes:

@@ -11,14 +11,12 @@ import itertools
 import re
 import unicodedata
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from flask import Flask
 from flask.testing import FlaskClient
-from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
 from counter.game import parsing
@@ -38,30 +36,10 @@ from counter.services import archive, matches, sharing
 from counter.storage.models import MAX_ID
 from counter.storage.timestamps import iso_utc
 
+from api_spec import fits, operations
 from helpers import api_deal, api_play, api_start, key_of
 
-SPEC_PATH = Path(__file__).parents[1] / "counter" / "web" / "openapi.yaml"
 WRITES = {"post", "patch", "delete"}
-
-
-@pytest.fixture(scope="module")
-def spec() -> dict[str, Any]:
-    return yaml.safe_load(SPEC_PATH.read_text())  # type: ignore[no-any-return]
-
-
-def fits(spec: dict[str, Any], schema: str, body: object) -> list[str]:
-    """Why ``body`` does not fit ``#/components/schemas/<schema>``; empty when it does."""
-    validator = Draft202012Validator({**spec, "$ref": f"#/components/schemas/{schema}"})
-    return [error.message for error in validator.iter_errors(body)]
-
-
-def operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    return [
-        (path, method, operation)
-        for path, item in spec["paths"].items()
-        for method, operation in item.items()
-        if method != "parameters"
-    ]
 
 
 def owner(client: FlaskClient) -> str:

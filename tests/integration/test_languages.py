@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from helpers import api_deal, api_play, api_start, page_form, submit, tap, win_match
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 CATALOGUE = ROOT / "counter" / "translations" / "bg" / "LC_MESSAGES" / "messages.po"
 BULGARIAN = {"Accept-Language": "bg-BG,bg;q=0.9,en;q=0.5"}
 

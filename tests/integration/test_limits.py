@@ -24,7 +24,7 @@ from flask import Flask
 from counter.storage.models import db
 from counter.web.limits import limiter
 
-from conftest import TEST_REDIS_URL, make_app
+from apps import TEST_REDIS_URL, make_app
 from helpers import api_start, submit
 from waiting import until
 

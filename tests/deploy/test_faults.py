@@ -8,136 +8,30 @@ Bounded: a few seconds in all (LOAD_DEALS deals before the kill and again after)
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from http.client import HTTPException
-from http.cookiejar import CookieJar
 from pathlib import Path
-from typing import Any
-from urllib.error import HTTPError, URLError
-from urllib.request import HTTPCookieProcessor, OpenerDirector, Request, build_opener
+from urllib.error import URLError
 
 import pytest
 from sqlalchemy import text
 
 from counter.storage.models import db
 
-from conftest import TEST_DATABASE_URL, empty_tables, make_app
+from apps import make_app
+from servers import Browser, Server
 from waiting import until
 
 pytestmark = pytest.mark.slow
 
-WORKERS = 3
 BROWSERS = 3
 PHONES_PER_BROWSER = 2
 LOAD_DEALS = 200  # acknowledged before the kill, and again after the restart: several matches
 LOAD_WITHIN_S = 30  # for each LOAD_DEALS (about a third of a second each here)
 RETRY_S = 0.05  # a phone whose try failed tries again this much later
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Server:
-    """Gunicorn running counter.wsgi:app in its own process group."""
-
-    def __init__(self, database_url: str, folder: Path) -> None:
-        self.port = free_port()
-        self.env = {
-            **os.environ,
-            "SECRET_KEY": "fault-test-key-" + "x" * 32,
-            "DATABASE_URL": database_url,
-            "TRUSTED_HOSTS": "127.0.0.1",
-            # Six phones on one address record far faster than any table: no limits here.
-            "FLASK_RATELIMIT_ENABLED": "false",
-        }
-        self.folder = folder
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        with (self.folder / "gunicorn.log").open("ab") as log:
-            self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "gunicorn",
-                    "--workers",
-                    str(WORKERS),
-                    "--bind",
-                    f"127.0.0.1:{self.port}",
-                    "counter.wsgi:app",
-                ],
-                env=self.env,
-                stdout=log,
-                stderr=log,
-                start_new_session=True,
-                cwd=self.folder,
-            )
-        assert until(self.healthy, within=30), "gunicorn did not answer /health within 30 s"
-
-    def healthy(self) -> bool:
-        try:
-            with build_opener().open(self.base + "/health", timeout=2) as response:
-                return bool(response.status == 200)
-        except (URLError, OSError):
-            return False
-
-    def kill(self) -> None:
-        assert self.process is not None
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=10)
-
-
-@dataclass
-class Browser:
-    """One browser (a cookie jar) shared by two phones, the deals it was told of, and how
-    many of its phones' tries got no answer."""
-
-    opener: OpenerDirector = field(
-        default_factory=lambda: build_opener(HTTPCookieProcessor(CookieJar()))
-    )
-    acknowledged: list[tuple[int, str]] = field(default_factory=list)
-    failed_tries: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def failed(self) -> None:
-        with self.lock:
-            self.failed_tries += 1
-
-    def call(
-        self, base: str, method: str, path: str, body: dict[str, Any] | None = None
-    ) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        request = Request(
-            base + path, data=data, method=method, headers={"Content-Type": "application/json"}
-        )
-        try:
-            with self.opener.open(request, timeout=5) as response:
-                return response.status, json.load(response)
-        except HTTPError as error:
-            return error.code, json.load(error)
 
 
 def phone(server: Server, browser: Browser, stop: threading.Event, seat: int) -> None:
@@ -172,17 +66,6 @@ def phone(server: Server, browser: Browser, stop: threading.Event, seat: int) ->
             elif status != 409:  # 409: the other phone's deal ended the match first
                 raise AssertionError(f"unexpected answer {status}: {answer}")
             break
-
-
-@pytest.fixture
-def database_url(tmp_path: Path) -> Iterator[str]:
-    url = TEST_DATABASE_URL or f"sqlite:///{tmp_path / 'fault.sqlite'}"
-    yield url
-    if TEST_DATABASE_URL:
-        app = make_app(url)
-        with app.app_context():
-            empty_tables()
-            db.engine.dispose()
 
 
 def test_a_killed_server_loses_and_doubles_no_acknowledged_deal(

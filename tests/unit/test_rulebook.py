@@ -1,6 +1,6 @@
 """The rules as the page's script receives them (counter/game/rulebook.py) say what scoring says.
 
-The script folds these data the way these tests do; tests/test_parity.py then runs
+The script folds these data the way these tests do; tests/browser/test_parity.py then runs
 the script itself in Chromium against the server.
 """
 

@@ -16,7 +16,7 @@ from counter.game.scoring import Outcome
 from counter.services import deals, matches
 from counter.storage.models import db
 
-from conftest import TEST_DATABASE_URL, empty_tables, make_app
+from apps import TEST_DATABASE_URL, empty_tables, make_app
 
 FIRST_REVISION = "0001"
 OWNER = "owner-key-from-before-the-upgrade"

@@ -20,9 +20,9 @@ from sqlalchemy import func, select, text
 from counter.services import archive
 from counter.storage.models import Match, db
 
+from apps import make_app
 from bulk import bulk_export
-from conftest import make_app
-from test_faults import Browser, Server, database_url  # noqa: F401 - a fixture
+from servers import Browser, Server
 from waiting import until
 
 pytestmark = pytest.mark.slow
@@ -76,7 +76,7 @@ def send_import(server: Server, browser: Browser, body: bytes, answers: list[obj
 
 @pytest.mark.parametrize("has_key", [False, True], ids=["without-a-key", "with-a-key"])
 def test_an_import_killed_half_way_leaves_nothing_and_a_second_brings_it_whole(
-    database_url: str,  # noqa: F811 - the fixture
+    database_url: str,
     tmp_path: Path,
     has_key: bool,
 ) -> None:

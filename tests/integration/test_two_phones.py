@@ -22,7 +22,7 @@ from counter.game.match import DealsChanged
 from counter.game.refusals import Refusal
 from counter.services import deals, matches
 
-from conftest import empty_tables
+from apps import empty_tables
 
 OWNER = "two-phones"
 PHONES = st.sampled_from([0, 1])

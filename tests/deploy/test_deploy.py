@@ -4,7 +4,7 @@ gunicorn starts with deploy/gunicorn.conf.py and Caddy with deploy/Caddyfile (it
 certificate authority, ``SANTASE_TLS=internal``) on free ports of 127.0.0.1, against a
 PostgreSQL database made for this module and Redis for the rate limits. The site is
 ``counter.test``, which every client here dials at 127.0.0.1. Needs caddy, certutil
-(libnss3-tools), Chromium, PostgreSQL and Redis; without them the module skips and says
+(libnss3-tools), Chromium, PostgreSQL and Redis; without them its tests skip and say
 so. CI installs them and fails if it did not run.
 """
 
@@ -35,10 +35,19 @@ import pytest
 import redis
 from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
 from psycopg import sql
-from test_browser import CHROMIUM, CHROMIUM_ARGS, all_saved, phone, score, server_match, tap
-from test_phones import joined
 
-from conftest import TEST_REDIS_URL
+from apps import TEST_REDIS_URL
+from phones import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    MISSING_CHROMIUM,
+    all_saved,
+    joined,
+    phone,
+    score,
+    server_match,
+    tap,
+)
 from waiting import until
 
 MISSING = [tool for tool in ("caddy", "certutil") if shutil.which(tool) is None]
@@ -51,7 +60,7 @@ if MISSING:
 
 pytestmark = pytest.mark.slow  # it starts Caddy, gunicorn and Chromium
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 HOST = "counter.test"
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS = TEST_REDIS_URL
@@ -341,6 +350,8 @@ def chromium(site: Site, tmp_path_factory: pytest.TempPathFactory) -> Iterator[B
     Chromium on Linux reads the roots a user added from the NSS database in
     $HOME/.pki/nssdb; this one gets a home of its own holding only Caddy's root.
     """
+    if not CHROMIUM.exists():
+        pytest.skip(MISSING_CHROMIUM)
     home = tmp_path_factory.mktemp("chromium-home")
     nssdb = home / ".pki/nssdb"
     nssdb.mkdir(parents=True)

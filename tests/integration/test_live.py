@@ -21,7 +21,7 @@ from werkzeug.serving import ThreadedWSGIServer
 
 from counter.storage import push
 
-from conftest import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
+from apps import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
 from helpers import api_deal, api_start, submit
 from waiting import until
 

@@ -23,7 +23,7 @@ from counter.services import deals, matches
 from counter.storage import repository
 from counter.storage.models import Match, db
 
-from conftest import empty_tables
+from apps import empty_tables
 
 OWNER = "consistency-owner"
 NORMAL = scoring.Outcome.NORMAL

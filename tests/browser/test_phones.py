@@ -4,23 +4,21 @@ a player says it was two."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from test_browser import (  # noqa: F401 - the browser tests' fixtures, and what drives a phone
+
+from phones import (
     LAN_NAME,
     all_saved,
-    browser,
     button,
+    joined,
     name_players,
     phone,
     score,
-    served,
-    server,
     server_match,
     tap,
 )
@@ -29,21 +27,6 @@ pytestmark = pytest.mark.slow
 
 LIVE_MS = 1000  # a change on one phone is on the other's screen within this
 SAME_DEAL_MS = 10_000  # as in counter.js: a deal from another phone this recent may be the same
-
-
-def joined(browser: Browser, server: str, first: Page) -> Page:
-    """Another phone that continued ``first``'s matches with a one-time link."""
-    first.goto("/matches")
-    first.get_by_role("button", name="Continue on another device").click()
-    link = first.locator("a.share-url").get_attribute("href")
-    assert link
-    context = phone(browser, server)
-    other = context.new_page()
-    other.goto(link)
-    other.get_by_role("button", name="Continue here").click()
-    expect(other).to_have_url(re.compile(r"/$"))
-    first.goto("/")
-    return other
 
 
 @pytest.fixture(params=["127.0.0.1", LAN_NAME])
