@@ -1,4 +1,5 @@
-"""Scripts and stylesheets travel minified, each module a file of its own, preloaded."""
+"""Scripts and stylesheets travel minified, each module a file of its own, preloaded (which
+modules the page's script imports, read from the files: tests/unit/test_scripts.py)."""
 
 from __future__ import annotations
 
@@ -41,10 +42,6 @@ def test_the_page_preloads_every_module_its_script_imports(client: FlaskClient) 
     assert {"board.js", "outbox.js", "standing.js", "changes.js"} <= set(modules)
     for module in modules:
         assert f'<link rel="modulepreload" href="/static/{module}">' in page
-
-
-def test_a_module_loaded_when_first_needed_is_not_preloaded() -> None:
-    assert "settings.js" not in imported(STATIC, "counter.js")
 
 
 def test_a_file_outside_static_is_not_served(client: FlaskClient) -> None:

@@ -16,7 +16,6 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
 from counter.game import match as game
-from counter.game import parsing
 from counter.game.refusals import Conflict
 from counter.services import archive, devices, keys, matches
 from counter.services.matches import TooManyMatches
@@ -180,22 +179,6 @@ def test_a_file_with_far_more_keys_than_an_export_is_refused_unread(
     assert response.status_code == 413
     assert "far more than an export" in response.json["error"]
     assert stored_matches(app) == 0
-
-
-@pytest.mark.parametrize(
-    ("text", "most", "within"),
-    [
-        ('{"a": 1, "b": 2}', 2, True),
-        ('{"a": 1, "b": 2}', 1, False),
-        ('[{"a": 1}, {"a": 2}, {"a": 3}]', 1, True),  # one key, three times
-        ('[{"a": 1}, {"b": 2}]', 1, False),  # two keys, one in each object
-        ('{"a \\" :": "b", "c": ["d", "e"]}', 2, True),  # quotes, colons in strings
-        ('{"a"\n :1, "b" : 2, "c":3}', 2, False),  # a colon after spaces
-    ],
-)
-def test_different_keys_are_counted_without_parsing(text: str, most: int, within: bool) -> None:
-    assert parsing.keys_within(text, most) is within
-    assert parsing.keys_within(text.encode("utf-16"), most) is within
 
 
 def test_an_import_that_cannot_get_the_write_lock_answers_503_and_stores_nothing(

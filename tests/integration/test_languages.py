@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
-from babel.messages.extract import extract_from_dir
-from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
 from helpers import api_deal, api_play, api_start, page_form, submit, tap, win_match
 
-ROOT = Path(__file__).parents[2]
-CATALOGUE = ROOT / "counter" / "translations" / "bg" / "LC_MESSAGES" / "messages.po"
 BULGARIAN = {"Accept-Language": "bg-BG,bg;q=0.9,en;q=0.5"}
 
 
@@ -119,31 +114,6 @@ def test_the_rules_are_written_in_both_languages(
 ) -> None:
     assert "How Santase is scored" in other_client.get("/rules").get_data(as_text=True)
     assert "Как се брои сантасето" in bulgarian.get("/rules").get_data(as_text=True)
-
-
-def test_every_message_is_translated() -> None:
-    with CATALOGUE.open("rb") as po_file:
-        catalogue = read_po(po_file)
-    untranslated = [
-        message.id
-        for message in catalogue
-        if message.id
-        and (
-            "fuzzy" in message.flags
-            or not all(message.string if isinstance(message.string, tuple) else [message.string])
-        )
-    ]
-    assert untranslated == []
-
-
-def test_the_catalogue_holds_every_message_in_the_code() -> None:
-    with CATALOGUE.open("rb") as po_file:
-        catalogue = read_po(po_file)
-    known = {message.id for message in catalogue if message.id}
-    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "N_": None}
-    method_map = [("counter/**.py", "python"), ("templates/*.html", "jinja2")]
-    in_code = {message[2] for message in extract_from_dir(str(ROOT), method_map, keywords=keywords)}
-    assert in_code - known == set(), "run the catalogue update in the README"
 
 
 def full_bulgarian_tour(client: FlaskClient) -> list[str]:

@@ -7,15 +7,8 @@ every worker), which CI provides; without one here, the Redis cases skip and say
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
-from urllib.error import HTTPError
-from urllib.request import Request, urlopen
 
 import pytest
 import redis
@@ -26,7 +19,6 @@ from counter.web.limits import limiter
 
 from apps import TEST_REDIS_URL, make_app
 from helpers import api_start, submit
-from waiting import until
 
 REDIS_URL = TEST_REDIS_URL
 
@@ -116,72 +108,6 @@ def test_links_have_a_lower_limit_of_their_own(limited: Flask) -> None:
     api_start(browser)
     assert submit(browser, "/device-link").status_code == 200
     assert submit(browser, "/device-link").status_code == 429
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not redis_answers(), reason=f"no Redis at {REDIS_URL} (start redis-server)")
-def test_two_servers_share_their_counts_through_redis(tmp_path: Path) -> None:
-    """Two server processes, one Redis: writes to either count against one limit."""
-    environment = {
-        **os.environ,
-        "SECRET_KEY": "limits-test-key-" + "x" * 32,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'shared.sqlite'}",
-        "RATELIMIT_STORAGE_URI": REDIS_URL,
-        "RATELIMIT_WRITES_PER_ADDRESS": "4 per minute",
-        "FLASK_RATELIMIT_KEY_PREFIX": f"test-{uuid.uuid4().hex}",
-    }
-    migrated = make_app(environment["DATABASE_URL"], AUTO_MIGRATE=True)  # once, before both start
-    with migrated.app_context():
-        db.engine.dispose()
-    servers = [Server(environment) for _ in range(2)]
-    try:
-        answers = [servers[turn % 2].post("/api/matches") for turn in range(6)]
-    finally:
-        for server in servers:
-            server.stop()
-    assert answers == [201, 201, 201, 201, 429, 429]
-
-
-class Server:
-    """The app served by its own Python process on a free port of 127.0.0.1."""
-
-    def __init__(self, environment: dict[str, str]) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "flask", "--app", "counter", "run", "--port", str(self.port)],
-            env=environment,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        if not until(self.healthy, within=30):
-            self.stop()
-            raise AssertionError("the server did not answer /health within 30 s")
-
-    def healthy(self) -> bool:
-        try:
-            with urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1):
-                return True
-        except OSError:
-            return False
-
-    def post(self, path: str) -> int:
-        request = Request(
-            f"http://127.0.0.1:{self.port}{path}",
-            data=b"{}",
-            headers={"Content-Type": "application/json"},
-            method="POST",
-        )
-        try:
-            with urlopen(request, timeout=5) as response:
-                return int(response.status)
-        except HTTPError as error:
-            return error.code
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 def test_reads_that_cost_a_whole_history_are_bounded(limited: Flask) -> None:

@@ -1,5 +1,5 @@
-"""What is the same for every page is built once: the script's words per language, the
-rules as data, and one CSRF token for all the forms of a page."""
+"""What is the same for every page is built once: the script's words per language, and one
+CSRF token for all the forms of a page (the rules as data: tests/unit/test_rulebook.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import re
 from flask import Flask
 from flask.testing import FlaskClient
 
-from counter.game import rulebook
 from counter.web import words
 
 
@@ -22,10 +21,6 @@ def test_the_scripts_words_are_built_once_per_language(app: Flask) -> None:
         assert words.script_words() is bulgarian
     assert english["saved"] == "All saved"
     assert bulgarian["saved"] != english["saved"]
-
-
-def test_the_rules_as_data_are_built_once() -> None:
-    assert rulebook.for_the_script() is rulebook.for_the_script()
 
 
 def test_every_form_of_a_page_carries_the_same_csrf_token(app: Flask) -> None:

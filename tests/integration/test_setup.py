@@ -1,4 +1,5 @@
-"""Start-up: configuration from the environment, the secret key, and the migrations."""
+"""Start-up: the app as the environment configures it, its database created and migrated
+on the first start, and the migrations. (The settings alone: tests/unit/test_config.py.)"""
 
 from __future__ import annotations
 
@@ -14,35 +15,8 @@ from flask import Flask
 from flask_migrate import downgrade, upgrade
 
 from counter import create_app
-from counter.config import database_url, from_environment, secret_key
 from counter.storage import migrating
 from counter.storage.models import db
-
-
-def test_a_secret_key_is_generated_once_into_the_instance_folder(tmp_path: Path) -> None:
-    first = secret_key(None, tmp_path)
-    assert len(first) == 64
-    assert secret_key(None, tmp_path) == first
-    assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0
-
-
-@pytest.mark.parametrize("placeholder", ["dev", "change-me", " secret ", ""])
-def test_a_placeholder_secret_key_is_refused(tmp_path: Path, placeholder: str) -> None:
-    with pytest.raises(RuntimeError, match="placeholder"):
-        secret_key(placeholder, tmp_path)
-
-
-@pytest.mark.parametrize(
-    ("given", "used"),
-    [
-        ("postgres://u@h/db", "postgresql+psycopg://u@h/db"),
-        ("postgresql://u@h/db", "postgresql+psycopg://u@h/db"),
-        ("postgresql+psycopg://u@h/db", "postgresql+psycopg://u@h/db"),
-        ("sqlite:///x.sqlite", "sqlite:///x.sqlite"),
-    ],
-)
-def test_database_urls_are_sent_to_psycopg_3(given: str, used: str) -> None:
-    assert database_url(given) == used
 
 
 def test_the_environment_sets_the_database_and_the_key(
@@ -54,19 +28,6 @@ def test_the_environment_sets_the_database_and_the_key(
     assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'env.sqlite'}"
     assert app.config["SECRET_KEY"] == "a-key-from-the-environment"
     assert (tmp_path / "env.sqlite").exists()  # migrated on start
-
-
-@pytest.mark.parametrize(("raw", "value"), [("1", 1), ("false", False), ("0.5", 0.5)])
-def test_a_setting_whose_default_is_a_number_or_a_switch_is_read_as_one(
-    raw: str, value: object
-) -> None:
-    settings, _old = from_environment({"SANTASE_LIVE_HEARTBEAT_S": raw}, {"LIVE_HEARTBEAT_S": 15})
-    assert settings == {"LIVE_HEARTBEAT_S": value}
-
-
-def test_a_number_setting_that_is_no_number_is_refused() -> None:
-    with pytest.raises(RuntimeError, match="SANTASE_TRUSTED_PROXIES is 'one'"):
-        from_environment({"SANTASE_TRUSTED_PROXIES": "one"}, {"TRUSTED_PROXIES": 0})
 
 
 def test_the_old_names_are_read_for_one_more_release_and_said_to_be_old(

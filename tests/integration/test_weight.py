@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
@@ -53,21 +52,3 @@ def test_the_main_page_stays_under_14_kb_and_with_its_scripts_under_20_kb(
 def test_no_request_leaves_the_site(client: FlaskClient) -> None:
     page = client.get("/").get_data(as_text=True)
     assert not re.search(r'(?:href|src)="(?:https?:)?//', page)
-
-
-def test_every_module_loaded_later_is_kept_for_offline_use() -> None:
-    """A module the page imports only when needed is in the service worker's list, so that
-    it loads offline too; but plain-http.js and awake.js, which are only ever needed where
-    there is no service worker (no secure context)."""
-    static = Path(__file__).parents[2] / "static"
-    later = {
-        name
-        for script in static.glob("*.js")
-        for name in re.findall(r'import\("\./([^"]+\.js)"\)', script.read_text(encoding="utf-8"))
-    }
-    kept = (static / "sw.js").read_text(encoding="utf-8")
-    plain_http_only = {"plain-http.js", "awake.js"}
-    assert later - plain_http_only
-    assert [
-        name for name in sorted(later - plain_http_only) if f'"/static/{name}"' not in kept
-    ] == []

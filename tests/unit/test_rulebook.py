@@ -1,4 +1,5 @@
-"""The rules as the page's script receives them (counter/game/rulebook.py) say what scoring says.
+"""The rules as the page's script receives them (counter/game/rulebook.py) say what scoring
+says, and are built once for every page.
 
 The script folds these data the way these tests do; tests/browser/test_parity.py then runs
 the script itself in Chromium against the server.
@@ -76,3 +77,7 @@ def test_the_comparison_wins_where_scoring_does(target: int, offset: int) -> Non
 def test_a_rule_no_role_describes_is_refused_not_guessed() -> None:
     with pytest.raises(ValueError, match="teach the script one"):
         rulebook._role([(1, 1, 2), (1, 2, 1)])  # always seat 1: no role says that
+
+
+def test_the_rules_as_data_are_built_once() -> None:
+    assert rulebook.for_the_script() is rulebook.for_the_script()
