@@ -58,6 +58,7 @@ def test_the_server_creates_its_database_on_first_start(tmp_path: Path) -> None:
     assert {"match", "deal", "alembic_version"} <= tables
 
 
+@pytest.mark.slow  # a Python of its own, which imports and starts the whole app
 def test_a_server_that_migrates_on_start_never_loads_alembic(tmp_path: Path) -> None:
     """Alembic stays in the process that migrated, not in every worker for its whole life."""
     path = tmp_path / "lean.sqlite"
