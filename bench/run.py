@@ -305,7 +305,8 @@ def gunicorn(
 @contextmanager
 def caddy(upstream: str, ready_path: str, folder: Path) -> Iterator[str]:
     """deploy/Caddyfile in front of ``upstream`` (its own certificate authority, at
-    127.0.0.1), started as tests/test_deploy.py starts it; yields the HTTPS address."""
+    127.0.0.1), started as tests/deploy/test_deploy.py starts it; yields the HTTPS
+    address."""
     https_port, http_port, admin_port = free_port(), free_port(), free_port()
     home = folder / f"caddy-{https_port}"
     env = {

@@ -1,9 +1,9 @@
 """What the main page loads before the first tap, and what that weighs as it travels.
 
-One definition for the benchmark's report (bench/run.py) and tests/test_weight.py: the
-page, the files it names (styles, scripts, the manifest), and the modules its scripts
-import, followed to the end; not the modules a script loads only when first needed
-(``import("./ask.js")``).
+One definition for the benchmark's report (bench/run.py) and
+tests/integration/test_weight.py: the page, the files it names (styles, scripts, the
+manifest), and the modules its scripts import, followed to the end; not the modules a
+script loads only when first needed (``import("./ask.js")``).
 """
 
 from __future__ import annotations
