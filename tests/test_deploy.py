@@ -250,8 +250,9 @@ def health_answers(connect: Connect) -> bool:
 
 @contextmanager
 def serving(folder: Path) -> Iterator[Site]:
-    """gunicorn and Caddy started from deploy/ as its README says, stopped on the way out."""
-    https_port, http_port, app_port, admin_port = free_ports(4)
+    """gunicorn (the app, and its streams service) and Caddy started from deploy/ as its
+    README says, stopped on the way out."""
+    https_port, http_port, app_port, streams_port, admin_port = free_ports(5)
     home = folder / "home"
     home.mkdir()
     common = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
@@ -259,33 +260,43 @@ def serving(folder: Path) -> Iterator[Site]:
         database = stack.enter_context(fresh_database())
         prefix = stack.enter_context(redis_prefix())
         app_log = folder / "gunicorn.log"
+        gunicorn = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py"]
+        settings = {
+            **common,
+            "SANTASE_SECRET_KEY": secrets.token_hex(32),
+            "SANTASE_TRUSTED_HOSTS": HOST,
+            "SANTASE_DATABASE_URL": database,
+            "SANTASE_RATELIMIT_STORAGE_URI": REDIS,
+            "SANTASE_RATELIMIT_KEY_PREFIX": prefix,
+            "SANTASE_TRUSTED_PROXIES": "1",
+            "SANTASE_AUTO_MIGRATE": "true",
+            "SANTASE_PUSH_URL": REDIS,
+            "SANTASE_PUSH_CHANNEL": f"{prefix}live",
+            # A stream whose phone went away ends at its next heartbeat.
+            "SANTASE_LIVE_HEARTBEAT_S": "1",
+        }
         app = stack.enter_context(
             running(
-                [
-                    sys.executable,
-                    "-m",
-                    "gunicorn",
-                    "-c",
-                    "deploy/gunicorn.conf.py",
-                    "counter.wsgi:app",
-                ],
+                [*gunicorn, "counter.wsgi:app"],
                 env={
-                    **common,
-                    "SANTASE_SECRET_KEY": secrets.token_hex(32),
-                    "SANTASE_TRUSTED_HOSTS": HOST,
-                    "SANTASE_DATABASE_URL": database,
-                    "SANTASE_RATELIMIT_STORAGE_URI": REDIS,
-                    "SANTASE_RATELIMIT_KEY_PREFIX": prefix,
-                    "SANTASE_TRUSTED_PROXIES": "1",
-                    "SANTASE_AUTO_MIGRATE": "true",
-                    "SANTASE_PUSH_URL": REDIS,
-                    "SANTASE_PUSH_CHANNEL": f"{prefix}live",
-                    # A stream whose phone went away ends at its next heartbeat.
-                    "SANTASE_LIVE_HEARTBEAT_S": "1",
+                    **settings,
                     "SANTASE_BIND": f"127.0.0.1:{app_port}",
                     "SANTASE_THREADS": str(THREADS),
                 },
                 log=app_log,
+            )
+        )
+        streams_log = folder / "gunicorn-streams.log"
+        streams = stack.enter_context(
+            running(
+                [*gunicorn, "counter.wsgi:app"],
+                env={
+                    **settings,
+                    "SANTASE_ROLE": "streams",
+                    "SANTASE_WORKERS": "2",  # a deal reaches phones held by either
+                    "SANTASE_BIND": f"127.0.0.1:{streams_port}",
+                },
+                log=streams_log,
             )
         )
         site = Site(
@@ -296,6 +307,12 @@ def serving(folder: Path) -> Iterator[Site]:
         )
         wait_until(
             lambda: health_answers(site.app_directly), process=app, log=app_log, what="gunicorn"
+        )
+        wait_until(
+            lambda: health_answers(lambda: Loopback(HOST, streams_port, timeout=TIMEOUT)),
+            process=streams,
+            log=streams_log,
+            what="gunicorn's streams service",
         )
         proxy_log = folder / "caddy.log"
         proxy = stack.enter_context(
@@ -312,6 +329,7 @@ def serving(folder: Path) -> Iterator[Site]:
                     "SANTASE_HTTP_PORT": str(http_port),
                     "SANTASE_ADMIN": f"127.0.0.1:{admin_port}",
                     "SANTASE_UPSTREAM": f"127.0.0.1:{app_port}",
+                    "SANTASE_STREAMS_UPSTREAM": f"127.0.0.1:{streams_port}",
                 },
                 log=proxy_log,
             )
