@@ -115,6 +115,8 @@ class Site:
     http_port: int
     app_port: int
     root_certificate: Path
+    app_ports: tuple[int, ...] = ()
+    streams_ports: tuple[int, ...] = ()
 
     @property
     def origin(self) -> str:
@@ -261,53 +263,62 @@ def health_answers(connect: Connect) -> bool:
 
 
 @contextmanager
-def serving(folder: Path) -> Iterator[Site]:
-    """gunicorn and Caddy started from deploy/ as its README says, stopped on the way out."""
-    https_port, http_port, app_port, admin_port = free_ports(4)
+def serving(folder: Path, *, servers: int = 1) -> Iterator[Site]:
+    """gunicorn (the app, and its streams service) on each of ``servers`` app servers, and
+    Caddy in front of them all, started from deploy/ as its README says (the servers share
+    one PostgreSQL database and Redis); stopped on the way out."""
+    https_port, http_port, admin_port, *ports = free_ports(3 + 2 * servers)
+    app_ports, streams_ports = ports[:servers], ports[servers:]
     home = folder / "home"
     home.mkdir()
     common = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
     with ExitStack() as stack:
         database = stack.enter_context(fresh_database())
         prefix = stack.enter_context(redis_prefix())
-        app_log = folder / "gunicorn.log"
-        app = stack.enter_context(
-            running(
-                [
-                    sys.executable,
-                    "-m",
-                    "gunicorn",
-                    "-c",
-                    "deploy/gunicorn.conf.py",
-                    "counter.wsgi:app",
-                ],
-                env={
-                    **common,
-                    "SANTASE_SECRET_KEY": secrets.token_hex(32),
-                    "SANTASE_TRUSTED_HOSTS": HOST,
-                    "SANTASE_DATABASE_URL": database,
-                    "SANTASE_RATELIMIT_STORAGE_URI": REDIS,
-                    "SANTASE_RATELIMIT_KEY_PREFIX": prefix,
-                    "SANTASE_TRUSTED_PROXIES": "1",
-                    "SANTASE_AUTO_MIGRATE": "true",
-                    "SANTASE_PUSH_URL": REDIS,
-                    "SANTASE_PUSH_CHANNEL": f"{prefix}live",
-                    # A stream whose phone went away ends at its next heartbeat.
-                    "SANTASE_LIVE_HEARTBEAT_S": "1",
-                    "SANTASE_BIND": f"127.0.0.1:{app_port}",
-                    "SANTASE_THREADS": str(THREADS),
-                },
-                log=app_log,
-            )
-        )
+        gunicorn = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py"]
+        settings = {
+            **common,
+            "SANTASE_SECRET_KEY": secrets.token_hex(32),
+            "SANTASE_TRUSTED_HOSTS": HOST,
+            "SANTASE_DATABASE_URL": database,
+            "SANTASE_RATELIMIT_STORAGE_URI": REDIS,
+            "SANTASE_RATELIMIT_KEY_PREFIX": prefix,
+            "SANTASE_TRUSTED_PROXIES": "1",
+            "SANTASE_AUTO_MIGRATE": "true",
+            "SANTASE_PUSH_URL": REDIS,
+            "SANTASE_PUSH_CHANNEL": f"{prefix}live",
+            # A stream whose phone went away ends at its next heartbeat.
+            "SANTASE_LIVE_HEARTBEAT_S": "1",
+        }
+        for number, (app_port, streams_port) in enumerate(
+            zip(app_ports, streams_ports, strict=True)
+        ):
+            for role, port, extra in (
+                ("app", app_port, {"SANTASE_THREADS": str(THREADS)}),
+                # Two workers: a deal reaches phones held by either.
+                ("streams", streams_port, {"SANTASE_ROLE": "streams", "SANTASE_WORKERS": "2"}),
+            ):
+                log = folder / f"gunicorn-{role}-{number}.log"
+                process = stack.enter_context(
+                    running(
+                        [*gunicorn, "counter.wsgi:app"],
+                        env={**settings, **extra, "SANTASE_BIND": f"127.0.0.1:{port}"},
+                        log=log,
+                    )
+                )
+                wait_until(
+                    lambda port=port: health_answers(lambda: Loopback(HOST, port, timeout=TIMEOUT)),
+                    process=process,
+                    log=log,
+                    what=f"gunicorn ({role}, server {number})",
+                )
         site = Site(
             https_port=https_port,
             http_port=http_port,
-            app_port=app_port,
+            app_port=app_ports[0],
             root_certificate=folder / "data/caddy/pki/authorities/local/root.crt",
-        )
-        wait_until(
-            lambda: health_answers(site.app_directly), process=app, log=app_log, what="gunicorn"
+            app_ports=tuple(app_ports),
+            streams_ports=tuple(streams_ports),
         )
         proxy_log = folder / "caddy.log"
         proxy = stack.enter_context(
@@ -323,7 +334,10 @@ def serving(folder: Path) -> Iterator[Site]:
                     "SANTASE_HTTPS_PORT": str(https_port),
                     "SANTASE_HTTP_PORT": str(http_port),
                     "SANTASE_ADMIN": f"127.0.0.1:{admin_port}",
-                    "SANTASE_UPSTREAM": f"127.0.0.1:{app_port}",
+                    "SANTASE_UPSTREAM": " ".join(f"127.0.0.1:{port}" for port in app_ports),
+                    "SANTASE_STREAMS_UPSTREAM": " ".join(
+                        f"127.0.0.1:{port}" for port in streams_ports
+                    ),
                 },
                 log=proxy_log,
             )
@@ -740,3 +754,45 @@ def test_a_client_refused_before_its_body_is_read_costs_no_neighbour_a_tap(site:
         worker.join()
     assert len(statuses) > 40
     assert {status for status in statuses} <= {200, 201}, sorted(set(statuses))
+
+
+# --- two app servers ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    with serving(tmp_path_factory.mktemp("two-servers"), servers=2) as running_site:
+        yield running_site
+
+
+def test_a_deal_on_one_server_reaches_a_phone_held_by_the_other(two_servers: Site) -> None:
+    site = two_servers
+    cookie, match_id = new_match(site)
+    second = Loopback(HOST, site.streams_ports[1], timeout=TIMEOUT)
+    try:
+        second.request("GET", f"/api/matches/{match_id}/events", headers={"Cookie": cookie})
+        stream = second.getresponse()
+        assert next_event(stream)["players"][0]["score"] == 0
+        started = time.monotonic()
+
+        def first() -> http.client.HTTPConnection:
+            return Loopback(HOST, site.app_ports[0], timeout=TIMEOUT)
+
+        deal = {"player": 1, "outcome": "schwarz"}
+        path = f"/api/matches/{match_id}/deals"
+        assert ask(first, "POST", path, body=deal, cookie=cookie).status == 201
+        assert next_event(stream)["players"][0]["score"] == 3
+        assert time.monotonic() - started < 1.0
+    finally:
+        second.close()
+
+
+def test_every_request_through_the_proxy_is_answered_by_one_of_the_servers(
+    two_servers: Site,
+) -> None:
+    cookie, match_id = new_match(two_servers)
+    answers = [
+        ask(two_servers.https, "POST", f"/api/matches/{match_id}/deals", body=deal, cookie=cookie)
+        for deal in ({"player": 1 + n % 2, "outcome": "normal"} for n in range(10))
+    ]
+    assert [answer.status for answer in answers] == [201] * 10
