@@ -192,7 +192,7 @@ def test_a_refused_form_names_house_rules_as_the_page_does(bulgarian: FlaskClien
     page = submit(bulgarian, "/settings", match_id=str(match["id"]), failed_close="sometimes")
     assert (
         "Домашното правило „Неуспешно затваряне“ не може да е „sometimes“; изберете "
-        "„2 (3, ако другият е без взятка)“, „винаги 3“, „винаги 2“."
+        "„2 или 3 според взятките“, „винаги 3“, „винаги 2“."
     ) in page.get_data(as_text=True)
 
 

@@ -30,8 +30,10 @@ OUTCOME_NAMES = {
 }
 # Beside the player who received the points (in the statistics), whose the mistake was.
 RECEIVED_NAMES = {
-    Outcome.WRONG_CLAIM: lazy_gettext("Other's wrong 66"),
-    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Other's wrong 66, no trick"),
+    Outcome.FAILED_CLOSE: lazy_gettext("Opponent's failed close"),
+    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("Opponent's failed close, no trick"),
+    Outcome.WRONG_CLAIM: lazy_gettext("Opponent's wrong 66"),
+    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Opponent's wrong 66, no trick"),
 }
 OUTCOME_HINTS = {
     Outcome.NORMAL: lazy_gettext("the other player has 33 or more"),
