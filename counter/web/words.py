@@ -204,6 +204,9 @@ def rules_saved(rules: HouseRules) -> str:
 
 
 QUOTES = {"bg": "„%s“", "en": "“%s”"}
+# The parameters of a refusal that may hold codes to show by name; a refusal nested in
+# another (a deal of a file, a match of a file) is shown the same way, whatever its key.
+SHOWN = {"name", "value", "names", "choices", "outcome"}
 
 
 def explain(error: Refusal) -> str:
@@ -235,7 +238,7 @@ def _in_words(error: Refusal) -> Refusal:
 
     shown_error = copy.copy(error)
     shown_error.params = {
-        key: shown(value) if key in {"name", "value", "names", "choices"} else value
+        key: shown(value) if key in SHOWN or isinstance(value, Refusal) else value
         for key, value in error.params.items()
     }
     return shown_error
