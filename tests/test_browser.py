@@ -1222,20 +1222,21 @@ def test_at_a_plain_http_address_the_screen_stays_awake_during_a_match(lan_page:
         """for (const name of ["play", "pause"]) {
             const real = HTMLMediaElement.prototype[name];
             HTMLMediaElement.prototype[name] = function (...args) {
-                window.__media = name;
+                document.documentElement.dataset.media = name;
                 return real.apply(this, args);
             };
         }"""
     )
     lan_page.goto("/")
     assert lan_page.evaluate("'wakeLock' in navigator") is False
-    assert lan_page.evaluate("window.__media ?? null") is None  # nothing before a tap
+    html = lan_page.locator("html")
+    expect(html).not_to_have_attribute("data-media", re.compile("."))  # nothing before a tap
     tap(lan_page, 1, "schwarz")
-    lan_page.wait_for_function("window.__media === 'play'")
+    expect(html).to_have_attribute("data-media", "play")
     assert lan_page.evaluate("window.NoSleep !== undefined")
     for _ in range(3):
         tap(lan_page, 1, "schwarz")  # 12: won
-    lan_page.wait_for_function("window.__media === 'pause'")
+    expect(html).to_have_attribute("data-media", "pause")
 
 
 def test_at_a_plain_http_address_what_needs_https_is_said_once(lan_page: Page) -> None:
