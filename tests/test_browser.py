@@ -1241,8 +1241,9 @@ def test_at_a_plain_http_address_the_screen_stays_awake_during_a_match(lan_page:
 
 def test_at_a_plain_http_address_what_needs_https_is_said_once(lan_page: Page) -> None:
     lan_page.goto("/")
-    note = lan_page.locator("[data-status] .message")
-    expect(note).to_contain_text("cannot install it or open it without a network")
+    expect(lan_page.locator("[data-status] .message")).to_have_count(0)  # not the first line
+    note = lan_page.locator(".deal-list [data-plain-http]")
+    expect(note).to_contain_text("open it without a network")
     lan_page.reload()
     expect(lan_page.locator(".counter")).to_be_visible()
     expect(note).to_have_count(0)
@@ -1252,6 +1253,7 @@ def test_the_https_note_is_not_shown_where_the_page_is_a_secure_context(page: Pa
     page.goto("/")
     expect(page.locator("[data-sync]")).to_have_text("All saved")
     expect(page.locator("[data-status] .message")).to_have_count(0)
+    expect(page.locator("[data-plain-http]")).to_have_count(0)
 
 
 # --- the status line never lies -------------------------------------------------------------------
