@@ -162,10 +162,22 @@ let notifyTimer = null;
 // What the last tap did, or what went wrong, on the line beside Undo. It never moves a
 // button; a confirmation leaves by itself after a few seconds, a refusal or a note stays
 // until the next tap. A long one opens in full when tapped.
-export function notify(text, { error = false, stays = false } = {}) {
+// The line under the score; with `score` (a match), the score after the change leads it,
+// so that a long line is cut in its words, never in the score.
+export function notify(text, { error = false, stays = false, score = null } = {}) {
   const box = $("[data-status]");
   const message = document.createElement("p");
   message.className = error ? "message error" : stays ? "message stays" : "message";
+  if (score) {
+    const echo = document.createElement("strong");
+    echo.className = "echo";
+    const shown = Object.assign(document.createElement("span"), { ariaHidden: "true" });
+    shown.textContent = `${score.players[0].score}:${score.players[1].score}`;
+    const said = Object.assign(document.createElement("span"), { className: "visually-hidden" });
+    said.textContent = `${announce(score)}. `; // what a screen reader says instead
+    echo.append(shown, said);
+    message.append(echo);
+  }
   const line = document.createElement("span");
   line.textContent = text;
   message.append(line);

@@ -3,7 +3,7 @@
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
 // prettier-ignore
-import { $, $$, announce, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
+import { $, $$, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
 import { newId, parse, STORE } from "./changes.js";
 // prettier-ignore
 import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, reread, show, state, view, wakeUp, withdraw } from "./outbox.js";
@@ -34,7 +34,7 @@ function tapDeal(player, outcome) {
     // already in the outbox; said, so that a player who meant two deals knows
     const said = lastTap.said;
     moreWords().then(
-      () => notify(`${words.sameTap} ${said}`),
+      () => notify(`${words.sameTap} ${said}`, { score: view() }),
       () => {},
     );
     return;
@@ -48,8 +48,8 @@ function tapDeal(player, outcome) {
   // recorded one first; one that came from another phone just now may be this very deal.
   const after = knownBefore(seat, before.deals.length);
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), after, label });
-  lastTap.said = `${label}. ${announce(view())}`;
-  notify(lastTap.said);
+  lastTap.said = label;
+  notify(label, { score: view() });
 }
 
 // Undo counts whenever it is tapped, right after a deal too ("wrong button"); a second
@@ -78,10 +78,10 @@ async function undoLast() {
     change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label });
   }
   // Its words came with the first change (offline where they could not: the score alone).
-  const score = announce(view());
+  const score = view();
   moreWords().then(
-    () => notify((lastUndo.said = `${fill(words.undone, { number: deal.number, note })} ${score}`)),
-    () => notify(score),
+    () => notify((lastUndo.said = fill(words.undone, { number: deal.number, note })), { score }),
+    () => notify("", { score }),
   );
 }
 

@@ -7,7 +7,6 @@ are given by the caller, so that the game never reads a clock.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -186,7 +185,7 @@ class Match:
         results = self.results
         results[number - 1] = result
         scoring.replay(results, self.target, self.names)
-        if deal.result != dataclasses.replace(result, rules=deal.rules):
+        if deal.result != result:  # scored under the same rules: a change of player or outcome
             deal.player, deal.outcome, deal.points = result.player, result.outcome, result.points
             deal.corrected_at = at
         return deal

@@ -99,6 +99,6 @@ def parse_names(
     names = (parse_name(first, 1, defaults[0]), parse_name(second, 2, defaults[1]))
     if names[0].casefold() == names[1].casefold():
         raise Invalid(
-            N_("Both players are called %(name)s; give them different names."), name=names[0]
+            N_("Both players are called %(name)s; they need different names."), name=names[0]
         )
     return names

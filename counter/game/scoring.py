@@ -124,7 +124,7 @@ class HouseRules:
     next_dealer: NextDealer = field(
         default=NextDealer.WINNER,
         metadata=_words(
-            N_("Deals next"),
+            N_("Who deals"),
             {
                 NextDealer.WINNER: N_("the winner of the deal"),
                 NextDealer.ALTERNATE: N_("each player in turn"),
@@ -205,16 +205,16 @@ class Preset:
 
 # Each preset is the scoring of one of the rule families the rules page describes.
 PRESETS: dict[str, Preset] = {
-    "santase": Preset(N_("Santase to 11 (default)"), DEFAULT_RULES, 11),
+    "santase": Preset(N_("Santase to 11"), DEFAULT_RULES, 11),
     # Bulgarian online clubs.
     "clubs": Preset(
-        N_("Santase to 11: failed close 3, deal in turn"),
+        N_("KozKlub to 11"),
         HouseRules(failed_close=FailedClose.ALWAYS_3, next_dealer=NextDealer.ALTERNATE),
         11,
     ),
     # Sixty-six as the international rule pages give it.
     "sixty_six": Preset(
-        N_("Sixty-six to 7: wrong 66 by tricks, 65:65 recorded"),
+        N_("Sixty-six to 7"),
         HouseRules(wrong_claim=WrongClaim.BY_TRICKS, ties=Ties.NO_POINTS),
         7,
     ),
@@ -353,7 +353,7 @@ def score_deal(
         if player is not None:
             raise Invalid(N_("A tied deal gives nobody points: leave the player out."))
     elif player is None:
-        raise Invalid(N_("Say which player the deal is for."))
+        raise Invalid(N_("Say which player receives the points."))
     return DealResult(player=player, outcome=outcome, points=rules.points(outcome), rules=rules)
 
 

@@ -41,7 +41,10 @@ def receiver() -> Seat | None:
     """The seat that receives the points of a deal in the form; a tie has none."""
     if request.form.get("outcome") == Outcome.TIE.value:
         return None
-    return parsing.seat_text(request.form.get("player", ""))
+    raw = request.form.get("player", "")
+    if not raw.strip():
+        raise Invalid(N_("Say which player receives the points (player 1 or 2)."))
+    return parsing.seat_text(raw)
 
 
 def target() -> int | None:

@@ -68,8 +68,9 @@ def translate(message: str, **params: object) -> str:
 
 
 def decimal(value: float) -> str:
-    """A number with one decimal, written as this language writes it ("6,0" in Bulgarian)."""
-    return str(format_decimal(value, format="0.0"))
+    """A number with at most one decimal, as this language writes it ("6", "6,5" in
+    Bulgarian): a whole number has no ",0"."""
+    return str(format_decimal(value, format="0.#"))
 
 
 def init_app(app: Flask, translations: str) -> None:

@@ -30,8 +30,10 @@ OUTCOME_NAMES = {
 }
 # Beside the player who received the points (in the statistics), whose the mistake was.
 RECEIVED_NAMES = {
-    Outcome.WRONG_CLAIM: lazy_gettext("Other's wrong 66"),
-    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Other's wrong 66, no trick"),
+    Outcome.FAILED_CLOSE: lazy_gettext("Opponent's failed close"),
+    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("Opponent's failed close, no trick"),
+    Outcome.WRONG_CLAIM: lazy_gettext("Opponent's wrong 66"),
+    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Opponent's wrong 66, no trick"),
 }
 OUTCOME_HINTS = {
     Outcome.NORMAL: lazy_gettext("the other player has 33 or more"),
@@ -202,6 +204,9 @@ def rules_saved(rules: HouseRules) -> str:
 
 
 QUOTES = {"bg": "„%s“", "en": "“%s”"}
+# The parameters of a refusal that may hold codes to show by name; a refusal nested in
+# another (a deal of a file, a match of a file) is shown the same way, whatever its key.
+SHOWN = {"name", "value", "names", "choices", "outcome"}
 
 
 def explain(error: Refusal) -> str:
@@ -233,7 +238,7 @@ def _in_words(error: Refusal) -> Refusal:
 
     shown_error = copy.copy(error)
     shown_error.params = {
-        key: shown(value) if key in {"name", "value", "names", "choices"} else value
+        key: shown(value) if key in SHOWN or isinstance(value, Refusal) else value
         for key, value in error.params.items()
     }
     return shown_error

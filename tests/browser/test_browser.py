@@ -1057,26 +1057,28 @@ def test_at_a_plain_http_address_the_screen_stays_awake_during_a_match(lan_page:
         """for (const name of ["play", "pause"]) {
             const real = HTMLMediaElement.prototype[name];
             HTMLMediaElement.prototype[name] = function (...args) {
-                window.__media = name;
+                document.documentElement.dataset.media = name;
                 return real.apply(this, args);
             };
         }"""
     )
     lan_page.goto("/")
     assert lan_page.evaluate("'wakeLock' in navigator") is False
-    assert lan_page.evaluate("window.__media ?? null") is None  # nothing before a tap
+    html = lan_page.locator("html")
+    expect(html).not_to_have_attribute("data-media", re.compile("."))  # nothing before a tap
     tap(lan_page, 1, "schwarz")
-    lan_page.wait_for_function("window.__media === 'play'")
+    expect(html).to_have_attribute("data-media", "play")
     assert lan_page.evaluate("window.NoSleep !== undefined")
     for _ in range(3):
         tap(lan_page, 1, "schwarz")  # 12: won
-    lan_page.wait_for_function("window.__media === 'pause'")
+    expect(html).to_have_attribute("data-media", "pause")
 
 
 def test_at_a_plain_http_address_what_needs_https_is_said_once(lan_page: Page) -> None:
     lan_page.goto("/")
-    note = lan_page.locator("[data-status] .message")
-    expect(note).to_contain_text("cannot install it or open it without a network")
+    expect(lan_page.locator("[data-status] .message")).to_have_count(0)  # not the first line
+    note = lan_page.locator(".deal-list [data-plain-http]")
+    expect(note).to_contain_text("open it without a network")
     lan_page.reload()
     expect(lan_page.locator(".counter")).to_be_visible()
     expect(note).to_have_count(0)
@@ -1086,6 +1088,7 @@ def test_the_https_note_is_not_shown_where_the_page_is_a_secure_context(page: Pa
     page.goto("/")
     expect(page.locator("[data-sync]")).to_have_text("All saved")
     expect(page.locator("[data-status] .message")).to_have_count(0)
+    expect(page.locator("[data-plain-http]")).to_have_count(0)
 
 
 # --- the status line never lies -------------------------------------------------------------------

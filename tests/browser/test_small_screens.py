@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from phones import SAME_TAP_MS, all_saved, button, held_clock, phone, tap
+from phones import SAME_TAP_MS, all_saved, button, held_clock, name_players, phone, tap
 
 pytestmark = pytest.mark.slow
 
@@ -90,14 +90,32 @@ def test_tap_targets_are_at_least_44_px_on_the_narrowest_phone(
     page.context.close()
 
 
-def test_a_new_match_is_one_screen_from_the_score(browser: Browser, server: str) -> None:
-    page = during_a_match(browser, server, (390, 844))
-    score = page.locator(".scoreboard").bounding_box()
-    start = page.get_by_role("button", name="Start a new match").bounding_box()
-    assert score is not None
-    assert start is not None
-    assert start["y"] + start["height"] - score["y"] <= 844
-    page.context.close()
+@pytest.mark.parametrize("size", [(320, 568), (360, 640), (390, 844)], ids=str)
+@pytest.mark.parametrize("locale", ["bg-BG", "en-GB"])
+def test_the_deal_list_is_one_screen_below_the_buttons_and_the_line_keeps_the_score(
+    browser: Browser, server: str, size: tuple[int, int], locale: str
+) -> None:
+    """To check or correct a deal no scrolling past the settings; and however long the
+    names, the line under the score keeps the score after the deal."""
+    width, height = size
+    context = phone(browser, server, viewport={"width": width, "height": height}, locale=locale)
+    page = context.new_page()
+    page.goto("/")
+    name_players(page, "Александър Константинов", "Мария-Магдалена Стефанова")
+    tap(page, 1, "schwarz")
+    echo = page.locator("[data-status] .echo")
+    expect(echo).to_have_text(re.compile(r"^3:0"))
+    box, line = echo.bounding_box(), page.locator("[data-status] .message").bounding_box()
+    assert box is not None
+    assert line is not None
+    assert box["x"] >= line["x"]
+    assert box["x"] + box["width"] <= line["x"] + line["width"]
+    undo = page.locator(".undo").bounding_box()
+    deals = page.locator(".deal-list").bounding_box()
+    assert undo is not None
+    assert deals is not None
+    assert deals["y"] - (undo["y"] + undo["height"]) <= height
+    context.close()
 
 
 def test_delete_and_erase_look_destructive_not_like_going_on(browser: Browser, server: str) -> None:

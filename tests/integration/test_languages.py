@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import json
 import re
 from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
@@ -162,7 +165,7 @@ def test_a_refused_form_names_house_rules_as_the_page_does(bulgarian: FlaskClien
     page = submit(bulgarian, "/settings", match_id=str(match["id"]), failed_close="sometimes")
     assert (
         "Домашното правило „Неуспешно затваряне“ не може да е „sometimes“; изберете "
-        "„2 (3, ако другият е без взятка)“, „винаги 3“, „винаги 2“."
+        "„2 или 3 според взятките“, „винаги 3“, „винаги 2“."
     ) in page.get_data(as_text=True)
 
 
@@ -170,3 +173,33 @@ def test_a_refused_first_dealer_speaks_of_the_first_deal(client: FlaskClient) ->
     match = api_start(client)
     page = submit(client, "/settings", match_id=str(match["id"]), first_dealer="3")
     assert "The first deal goes to player 1 or 2." in page.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "expected"),
+    [
+        (
+            lambda match: match["rules"].update(failed_close="always_4"),
+            "Игра 1 във файла: Домашното правило „Неуспешно затваряне“ не може да е „always_4“; "
+            "изберете „2 или 3 според взятките“, „винаги 3“, „винаги 2“.",
+        ),
+        (
+            lambda match: match["deals"][0].update(outcome="schnapsen"),
+            "Игра 1 във файла: Раздаване 1: Непознат вид раздаване „schnapsen“; изберете „Победа“,",
+        ),
+        (
+            lambda match: match["deals"][0].update(points=9),
+            "Игра 1 във файла: Раздаване 1: „Капо“ носи 3 по домашните правила на раздаването, "
+            "а не 9.",
+        ),
+    ],
+)
+def test_an_import_names_house_rules_and_outcomes_as_the_page_does(
+    bulgarian: FlaskClient, spoil: Any, expected: str
+) -> None:
+    api_play(bulgarian, api_start(bulgarian)["id"], (1, "schwarz"))
+    exported = bulgarian.get("/api/export").json
+    spoil(exported["matches"][0])
+    file = (io.BytesIO(json.dumps(exported).encode()), "santase.json")
+    page = submit(bulgarian, "/import", archive=file).get_data(as_text=True)
+    assert expected in page

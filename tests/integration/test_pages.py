@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from flask.testing import FlaskClient
 
@@ -367,3 +369,16 @@ def test_the_footer_switches_lead_back_to_the_counter_from_a_refused_form(
     page = tap(client, 3, "normal").get_data(as_text=True)
     assert 'name="next" value="/deals"' not in page
     assert page.count('name="next" value="/"') == 2  # the language and the display switches
+
+
+def test_a_deal_form_without_its_player_asks_who_receives_the_points(
+    client: FlaskClient,
+) -> None:
+    page = client.get("/").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert token is not None
+    answer = client.post(
+        "/deals", data={"csrf_token": token.group(1), "outcome": "normal", "player": ""}
+    )
+    assert answer.status_code == 422
+    assert "Say which player receives the points" in answer.get_data(as_text=True)
