@@ -345,3 +345,21 @@ def test_a_silent_stream_is_opened_afresh_and_the_page_looks_meanwhile(
     finally:
         app.config["LIVE_HEARTBEAT_S"] = heartbeat
         context.close()
+
+
+def test_two_phones_that_disagree_about_one_deal_are_asked_not_both_counted(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """A records +1 Ana, and C, a moment later, +2 Boris for the same deal: one deal is
+    recorded, and C's player is asked which it was, with both taps named."""
+    a, c = two_phones
+    tap(a, 1, "normal")
+    expect(score(c, 1)).to_have_text("2", timeout=LIVE_MS)
+    button(c, 2, "schneider").click()
+    question = c.locator("dialog.ask")
+    expect(question).to_contain_text("Another phone recorded deal 2")
+    expect(question).to_contain_text("+2 Boris")
+    question.get_by_role("button", name="Same deal, keep one").click()
+    all_saved(c)
+    assert [p["score"] for p in match_of(c)["players"]] == [2, 0]
+    assert len(match_of(a)["deals"]) == 2
