@@ -69,7 +69,7 @@ def two_phones(
 
 def take_the_offer(page: Page) -> None:
     """The other phone's new match, offered on this one, shown here."""
-    offer = page.locator("[data-status] .message")
+    offer = page.locator("[data-offer]")
     expect(offer).to_contain_text(
         "Another phone started a new match: Ana – Boris.", timeout=LIVE_MS
     )
@@ -308,7 +308,7 @@ def test_a_new_match_on_another_phone_is_offered_not_imposed(
     ours = match_of(a)["id"]
     start_new_match(c)
     all_saved(c)
-    expect(a.locator("[data-status] .message")).to_be_visible(timeout=LIVE_MS)
+    expect(a.locator("[data-offer]")).to_be_visible(timeout=LIVE_MS)
     assert match_of(a)["id"] == ours
     take_the_offer(a)
     tap(a, 2, "schwarz")
@@ -363,3 +363,18 @@ def test_two_phones_that_disagree_about_one_deal_are_asked_not_both_counted(
     all_saved(c)
     assert [p["score"] for p in match_of(c)["players"]] == [2, 0]
     assert len(match_of(a)["deals"]) == 2
+
+
+def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """A tap on the old match does not take the offer away; "Stay on this one" does."""
+    a, c = two_phones
+    start_new_match(c)
+    all_saved(c)
+    offer = a.locator("[data-offer]")
+    expect(offer).to_be_visible(timeout=LIVE_MS)
+    tap(a, 2, "normal")
+    expect(offer).to_be_visible()
+    offer.get_by_role("button", name="Stay on this one").click()
+    expect(offer).to_have_count(0)
