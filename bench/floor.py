@@ -55,6 +55,10 @@ def create_app() -> Flask:
     def ping() -> str:
         return "pong"
 
+    @app.get("/health")  # what the recipe's Caddy asks every app server
+    def health() -> str:
+        return "ok"
+
     @app.post("/deal")
     def deal() -> dict[str, list[int]]:
         body = request.get_json()

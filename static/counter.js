@@ -46,7 +46,7 @@ function tapDeal(player, outcome) {
   const label = describe(before, { player: seat, outcome, points: before.outcomes[outcome].points });
   // `after`: the deals this phone knows of, so that the server can tell when another phone
   // recorded one first; one that came from another phone just now may be this very deal.
-  const after = knownBefore(seat, before.deals.length);
+  const after = knownBefore(before.deals.length);
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), after, label });
   lastTap.said = label;
   notify(label, { score: view() });

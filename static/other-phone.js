@@ -14,21 +14,32 @@ export function offer(event) {
   const next = JSON.parse(event.data);
   if (offered.has(next.id)) return;
   offered.add(next.id);
+  // Beside the status line, not in it: a tap's confirmation does not take it away; it
+  // stays until the player answers it.
   const message = document.createElement("p");
-  message.className = "message stays open"; // whole, with its button: it pushes the rest down
+  message.className = "message offer";
+  message.dataset.offer = next.id;
   const line = document.createElement("span");
   line.textContent = next.text;
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "inline-undo";
-  button.textContent = next.button;
-  button.addEventListener("click", () => follow(next.id));
-  message.append(line, " ", button);
-  $("[data-status]").replaceChildren(message);
+  const answer = (text, then) => {
+    const button = Object.assign(document.createElement("button"), { type: "button", className: "inline-undo" });
+    button.textContent = text;
+    button.addEventListener("click", then);
+    return button;
+  };
+  message.append(
+    line,
+    " ",
+    answer(next.button, () => follow(next.id)),
+    " ",
+    answer(next.keep, () => message.remove()),
+  );
+  $("[data-offer]")?.remove();
+  $("[data-status]").before(message);
 }
 
 async function follow(id) {
-  $("[data-status]").replaceChildren();
+  $("[data-offer]")?.remove();
   const resumed = fetch(`/api/matches/${id}/resume`, { method: "POST", credentials: "same-origin" });
   const response = await resumed.catch(() => null);
   if (!response?.ok) return; // offline, finished or deleted meanwhile: this match stays

@@ -137,13 +137,13 @@ function refused(change, error) {
   show.refused(change, error);
 }
 
-// When deals of another phone last arrived, how many the match had before and after them,
-// and whose the last was: a tap for that player within 10 s, with nothing recorded here
-// since, may be the same deal, tapped on both phones. It is sent as if they had not come
-// yet, and the server asks (docs/sync.md).
+// When deals of another phone last arrived, and how many the match had before and after
+// them: a tap within 10 s, with nothing recorded here since, may be the same deal, tapped
+// on both phones, for the same player or (a disagreement at the table) another. It is
+// sent as if they had not come yet, and the server asks (docs/sync.md).
 let lately = { until: 0 };
-export const knownBefore = (seat, known) =>
-  performance.now() < lately.until && lately.player === seat && lately.after === known ? lately.before : known;
+export const knownBefore = (known) =>
+  performance.now() < lately.until && lately.after === known ? lately.before : known;
 
 // The match as another phone left it, pushed by the server (live.js): shown when nothing
 // of this phone's is waiting to go (then the answers bring it), and so the deals it has
@@ -167,7 +167,6 @@ export function arrived(match) {
       until: performance.now() + 10000,
       before: known,
       after: match.deals.length,
-      player: match.deals.at(-1).player,
     };
   }
   state.match = match;

@@ -208,6 +208,7 @@ def match_events(match_id: int) -> Response:
                 "Another phone started a new match: %(names)s.", names=" – ".join(started.names)
             ),
             "button": gettext("Show it here"),
+            "keep": gettext("Stay on this one"),
         }
 
     def missed() -> str | None:

@@ -52,7 +52,7 @@ def two_phones(
 
 def take_the_offer(page: Page) -> None:
     """The other phone's new match, offered on this one, shown here."""
-    offer = page.locator("[data-status] .message")
+    offer = page.locator("[data-offer]")
     expect(offer).to_contain_text(
         "Another phone started a new match: Ana – Boris.", timeout=LIVE_MS
     )
@@ -115,7 +115,7 @@ def test_a_phone_keeps_its_match_while_another_plays_elsewhere(
     c.reload()
     expect(score(c, 2)).to_have_text("1")
     # A has heard of C's new match (offered, not imposed), and still shows its own.
-    offer = a.locator("[data-status] .message")
+    offer = a.locator("[data-offer]")
     expect(offer).to_contain_text("Another phone started a new match", timeout=LIVE_MS)
     expect(score(a, 1)).to_have_text("1")
     tap(a, 2, "schwarz")
@@ -296,7 +296,7 @@ def test_a_new_match_on_another_phone_is_offered_not_imposed(
     ours = match_of(a)["id"]
     start_new_match(c)
     all_saved(c)
-    expect(a.locator("[data-status] .message")).to_be_visible(timeout=LIVE_MS)
+    expect(a.locator("[data-offer]")).to_be_visible(timeout=LIVE_MS)
     assert match_of(a)["id"] == ours
     take_the_offer(a)
     tap(a, 2, "schwarz")
@@ -333,3 +333,36 @@ def test_a_silent_stream_is_opened_afresh_and_the_page_looks_meanwhile(
     finally:
         app.config["LIVE_HEARTBEAT_S"] = heartbeat
         context.close()
+
+
+def test_two_phones_that_disagree_about_one_deal_are_asked_not_both_counted(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """A records +1 Ana, and C, a moment later, +2 Boris for the same deal: one deal is
+    recorded, and C's player is asked which it was, with both taps named."""
+    a, c = two_phones
+    tap(a, 1, "normal")
+    expect(score(c, 1)).to_have_text("2", timeout=LIVE_MS)
+    button(c, 2, "schneider").click()
+    question = c.locator("dialog.ask")
+    expect(question).to_contain_text("Another phone recorded deal 2")
+    expect(question).to_contain_text("+2 Boris")
+    question.get_by_role("button", name="Same deal, keep one").click()
+    all_saved(c)
+    assert [p["score"] for p in match_of(c)["players"]] == [2, 0]
+    assert len(match_of(a)["deals"]) == 2
+
+
+def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """A tap on the old match does not take the offer away; "Stay on this one" does."""
+    a, c = two_phones
+    start_new_match(c)
+    all_saved(c)
+    offer = a.locator("[data-offer]")
+    expect(offer).to_be_visible(timeout=LIVE_MS)
+    tap(a, 2, "normal")
+    expect(offer).to_be_visible()
+    offer.get_by_role("button", name="Stay on this one").click()
+    expect(offer).to_have_count(0)
