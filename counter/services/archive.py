@@ -10,6 +10,7 @@ brings it whole.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -45,14 +46,15 @@ MAX_DEALS_PER_BROWSER = 60_000
 BATCH_MATCHES = 200
 
 
-def export_document(*, owner: str | None) -> dict[str, Any]:
-    """Every match of this browser, with its deals, as the JSON that import reads."""
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "exported_at": iso_utc(utcnow()),
-        "matches": [_exported(stored.match) for stored in repository.all_of(owner)],
-    }
+def export_document(*, owner: str | None) -> Iterator[str]:
+    """Every match of this browser, with its deals, as the JSON text that import reads:
+    in pieces, a match at a time, read from the database a batch at a time."""
+    head = {"format": FORMAT, "version": VERSION, "exported_at": iso_utc(utcnow())}
+    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "matches": ['
+    for number, stored in enumerate(repository.each_of(owner)):
+        match = json.dumps(_exported(stored.match), ensure_ascii=False)
+        yield ("," if number else "") + "\n" + match
+    yield "\n]}\n"
 
 
 def _exported(match: game.Match) -> dict[str, Any]:
@@ -92,7 +94,7 @@ class ExportRow:
 
 def export_rows(*, owner: str | None) -> Iterator[ExportRow]:
     """Every deal of this browser's matches, oldest match first."""
-    for stored in repository.all_of(owner):
+    for stored in repository.each_of(owner):
         match = stored.match
         totals = match.running_totals()
         for number, (deal, after) in enumerate(zip(match.deals, totals, strict=True), 1):

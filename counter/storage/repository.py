@@ -3,6 +3,7 @@ saved back through the ORM, the one way every change of a match is written."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
@@ -210,12 +211,18 @@ def page(owner: str, *, offset: int, limit: int) -> list[Stored]:
     return [_stored(row) for row in sorted(rows, key=lambda row: row.id, reverse=True)]
 
 
-def all_of(owner: str | None) -> list[Stored]:
-    """Every match of this browser, oldest first, with their deals."""
+def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:
+    """Every match of this browser, oldest first, with their deals: read ``batch`` at a
+    time, and let go of after, so that a history of thousands costs what a batch does."""
     if owner is None:
-        return []
-    found = select(Match).where(Match.owner == owner).order_by(Match.id)
-    return [_stored(row) for row in db.session.scalars(found.options(selectinload(Match.deals)))]
+        return
+    ids = list(db.session.scalars(select(Match.id).where(Match.owner == owner).order_by(Match.id)))
+    for start in range(0, len(ids), batch):
+        chunk = select(Match).where(Match.id.in_(ids[start : start + batch])).order_by(Match.id)
+        rows = list(db.session.scalars(chunk.options(selectinload(Match.deals))))
+        for row in rows:
+            yield _stored(row)
+        db.session.expunge_all()
 
 
 def count(owner: str) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, request, url_for
+from werkzeug.wrappers import Response as ResponseBase
 
 from counter.game import parsing
 from counter.game.match import DealsChanged
@@ -28,6 +29,7 @@ from counter.web.browser import (
     owner_of,
     this_device,
 )
+from counter.web.export_import import streamed
 from counter.web.import_size import check_size
 from counter.web.security import same_origin_only
 from counter.web.shapes import page_json, shared_json
@@ -268,9 +270,9 @@ def shared_match(token: str) -> dict[str, Any]:
 
 @bp.get("/export")
 @limits.heavy_reads
-def export() -> dict[str, Any]:
+def export() -> ResponseBase:
     """All of this browser's matches, as POST /api/import reads them."""
-    return archive.export_document(owner=current_owner())
+    return streamed(archive.export_document(owner=current_owner()), mimetype="application/json")
 
 
 @bp.post("/import")

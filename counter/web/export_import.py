@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
+import threading
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, stream_with_context, url_for
 from flask_babel import lazy_gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter.game.refusals import N_, Invalid, Refusal
+from counter.game.refusals import N_, Busy, Invalid, Refusal
 from counter.services import archive
 from counter.storage.timestamps import iso_utc
 from counter.web import limits, words
@@ -24,6 +26,9 @@ from counter.web.import_size import MEGABYTE, check_size, import_limit
 bp = limits.writes(Blueprint("archive", __name__))
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+EXPORTS_AT_ONCE = 2  # per process: each holds a database connection while it is read
+EXPORT_WAIT_SECONDS = 10
+_exports = threading.BoundedSemaphore(EXPORTS_AT_ONCE)
 
 
 def cell(value: object) -> object:
@@ -83,10 +88,15 @@ def csv_rows(owner: str | None) -> Iterator[list[object]]:
         ]
 
 
-def write_csv(rows: Iterable[list[object]]) -> str:
+def write_csv(rows: Iterable[list[object]]) -> Iterator[str]:
+    """The rows as CSV text, a row at a time."""
     buffer = io.StringIO()
-    csv.writer(buffer).writerows([cell(value) for value in row] for row in rows)
-    return buffer.getvalue()
+    writer = csv.writer(buffer)
+    for row in rows:
+        writer.writerow([cell(value) for value in row])
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
 
 
 @bp.get("/export.csv")
@@ -94,19 +104,45 @@ def write_csv(rows: Iterable[list[object]]) -> str:
 def export_csv() -> Response:
     """Every deal of this browser's matches, one row each, for a spreadsheet."""
     # A byte order mark, so that spreadsheets read the names as UTF-8.
-    return _download("\ufeff" + write_csv(csv_rows(current_owner())), "csv", "text/csv")
+    rows = write_csv(csv_rows(current_owner()))
+    return download(itertools.chain(["\ufeff"], rows), extension="csv", mimetype="text/csv")
 
 
 @bp.get("/export.json")
 @limits.heavy_reads
 def export_json() -> Response:
     """This browser's matches, to import into another browser."""
-    body = json.dumps(archive.export_document(owner=current_owner()), ensure_ascii=False, indent=1)
-    return _download(body, "json", "application/json")
+    chunks = archive.export_document(owner=current_owner())
+    return download(chunks, extension="json", mimetype="application/json")
 
 
-def _download(body: str, extension: str, mimetype: str) -> Response:
-    response = Response(body, mimetype=mimetype)
+def streamed(chunks: Iterable[str], *, mimetype: str) -> Response:
+    """An export sent as it is read from the database, a batch of matches at a time, so a
+    worker's memory stays flat however large it is; a few at a time per process (the rest
+    wait, then are told to try again)."""
+    if not _exports.acquire(timeout=EXPORT_WAIT_SECONDS):
+        raise Busy(N_("Other exports are under way; try again in a moment."))
+    released = False
+
+    def done() -> None:  # once: when the last chunk is sent, or the answer is closed first
+        nonlocal released
+        if not released:
+            released = True
+            _exports.release()
+
+    def sent() -> Iterator[str]:
+        try:
+            yield from chunks
+        finally:
+            done()
+
+    response = Response(stream_with_context(sent()), mimetype=mimetype)
+    response.call_on_close(done)
+    return response
+
+
+def download(chunks: Iterable[str], *, extension: str, mimetype: str) -> Response:
+    response = streamed(chunks, mimetype=mimetype)
     name = f"santase-matches-{datetime.now(UTC):%Y-%m-%d}.{extension}"
     response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -208,8 +208,8 @@ def test_players_are_named_from_the_page(client: FlaskClient) -> None:
     [
         ({"player": "3", "outcome": "normal"}, 422, "The player must be 1 or 2"),
         ({"player": "1", "outcome": "kapo"}, 422, "Unknown outcome"),
-        ({"player": "", "outcome": "normal"}, 422, "The player must be 1 or 2"),
-        ({"outcome": "normal"}, 422, "The player must be 1 or 2"),
+        ({"player": "", "outcome": "normal"}, 422, "Say which player receives the points"),
+        ({"outcome": "normal"}, 422, "Say which player receives the points"),
     ],
 )
 def test_a_bad_tap_shows_the_page_again_and_stores_nothing(
