@@ -11,6 +11,7 @@ server's answer at the end: what the server refused, the script must leave out t
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections.abc import Iterator
@@ -164,7 +165,7 @@ def test_the_script_stands_where_the_rules_do(
     script: Page, rules: HouseRules, target: int, first: scoring.Seat, run: list[Any]
 ) -> None:
     expected, changes = by_the_rules(rules, target, first, run)
-    blank = blank_match(("Ivan", "Maria"), rules)
+    blank = dataclasses.replace(blank_match(("Ivan", "Maria")), rules=rules)
     match = {
         **shapes.match_json(blank),
         "uid": UID,
