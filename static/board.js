@@ -213,3 +213,19 @@ export function failed() {
   notify(fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) }), { error: true });
   drawSync();
 }
+
+// A name is changed in its score card at any time: a tap on it shows its field.
+export function renamable() {
+  for (const name of $$(".player .name")) {
+    const rename = (event) => {
+      if (event.type === "keydown" && event.key !== "Enter") return;
+      const card = name.closest(".player");
+      card.classList.add("renaming");
+      const field = $(".name-input", card);
+      field.focus();
+      field.addEventListener("blur", () => card.classList.remove("renaming"), { once: true });
+    };
+    name.addEventListener("click", rename);
+    name.addEventListener("keydown", rename);
+  }
+}

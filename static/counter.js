@@ -3,7 +3,7 @@
 // (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
 // Without any of it every form still works by itself.
 // prettier-ignore
-import { $, $$, describe, draw, drawSync, fade, failed, fill, moreWords, notify, root, told, words } from "./board.js";
+import { $, $$, describe, draw, drawSync, fade, failed, fill, moreWords, notify, renamable, root, told, words } from "./board.js";
 import { newId, parse, STORE } from "./changes.js";
 // prettier-ignore
 import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, reread, show, state, view, wakeUp, withdraw } from "./outbox.js";
@@ -233,19 +233,7 @@ const inTurn = (run) => {
 };
 for (const input of $$(".name-input"))
   input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
-// A name is changed in its score card at any time: a tap on it shows its field.
-for (const name of $$(".player .name")) {
-  const rename = (event) => {
-    if (event.type === "keydown" && event.key !== "Enter") return;
-    const card = name.closest(".player");
-    card.classList.add("renaming");
-    const field = $(".name-input", card);
-    field.focus();
-    field.addEventListener("blur", () => card.classList.remove("renaming"), { once: true });
-  };
-  name.addEventListener("click", rename);
-  name.addEventListener("keydown", rename);
-}
+renamable();
 // A preset chosen shows at once what it will set (settings.js).
 root.addEventListener("change", (event) => {
   if (event.target.matches(".rules-form [name=preset]"))
