@@ -31,10 +31,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, Response, current_app
+from flask import Blueprint, Flask, Response, current_app, request
 from flask_babel import ngettext
 from flask_limiter import Limiter, RateLimitExceeded
-from flask_limiter.util import get_remote_address
 from limits.storage import MemoryStorage, RedisStorage
 
 from counter.web.browser import current_owner
@@ -63,19 +62,23 @@ DEFAULTS = {
 REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 
 
-def per_address() -> str:
-    """The client's address; for IPv6 its /64, which one household or phone holds whole."""
-    address = get_remote_address()
+def client_address() -> str:
+    """The client's address, the one definition every limit counts by (live streams too):
+    an IPv4 address itself, an IPv6 address by its /64, which one household or phone holds
+    whole (an IPv4 client of a dual-stack socket, ``::ffff:a.b.c.d``, by its IPv4 address)."""
+    address = request.remote_addr or "127.0.0.1"
     try:
         parsed = ipaddress.ip_address(address)
     except ValueError:
         return address
-    if parsed.version == 6:
-        return str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return f"{ipaddress.IPv6Address(int(parsed) >> 64 << 64)}/64"
     return address
 
 
-limiter = Limiter(key_func=per_address, strategy="fixed-window")
+limiter = Limiter(key_func=client_address, strategy="fixed-window")
 View = TypeVar("View", bound=Callable[..., Any])
 
 
@@ -84,7 +87,7 @@ def per_browser() -> str:
     before it has one (never empty: that would mean no limit)."""
     key = current_owner()
     if key is None:
-        return f"address:{per_address()}"
+        return f"address:{client_address()}"
     return "browser:" + hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
 
 
