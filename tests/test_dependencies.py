@@ -24,10 +24,14 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from psycopg import sql
+from sqlalchemy import select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from counter.config import engine_options
-from counter.storage.models import db
+from counter.game.refusals import Busy
+from counter.storage.models import Device, db
+from counter.storage.transactions import writes
 from counter.web.browser import SESSION_DEVICE
 from counter.web.limits import limiter
 
@@ -428,6 +432,58 @@ def test_connections_the_database_dropped_are_replaced_before_use(
     forwarder.cut()
     forwarder.restore()
     assert api_deal(browser, match_id, 1, "normal").status_code == 201
+
+
+def test_a_new_match_while_a_deal_holds_the_match_it_leaves_is_no_deadlock(
+    postgresql_url: str,
+) -> None:
+    """A deal locks its match, then the row of the device that shows it. A new match that the
+    same browser starts at that moment waits for the match it leaves (its device row's
+    foreign key): holding that row meanwhile, the two deadlocked, and one was told that the
+    database was not answering."""
+    app = make_app(postgresql_url)
+    browser = app.test_client()
+    left = api_start(browser)["id"]
+    with app.app_context():
+        device_id = db.session.scalar(select(Device.id))
+    answers: list[int] = []
+    starting = threading.Thread(
+        target=lambda: answers.append(browser.post("/api/matches", json={}).status_code)
+    )
+    with _admin(postgresql_url) as deal, _admin(postgresql_url) as looking:
+        with deal.transaction():
+            deal.execute("SELECT id FROM match WHERE id = %s FOR UPDATE", [left])
+            starting.start()
+            _wait_for_a_lock(looking)
+            deal.execute("UPDATE device SET match_id = %s WHERE id = %s", [left, device_id])
+        starting.join(timeout=10)
+    with app.app_context():
+        db.engine.dispose()
+    assert answers == [201]
+
+
+def test_a_deadlock_is_told_as_busy_not_as_a_database_that_does_not_answer(app: Flask) -> None:
+    @writes
+    def deadlocked() -> None:
+        raise OperationalError("UPDATE device", {}, Exception("deadlock detected"))
+
+    with app.app_context(), pytest.raises(Busy):
+        deadlocked()
+
+
+def _wait_for_a_lock(connection: psycopg.Connection[Any]) -> None:
+    """Until another session of this database waits for a lock (5 s at most)."""
+    query = (
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        "AND datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        row = connection.execute(query).fetchone()
+        if row is not None and row[0]:
+            return
+        time.sleep(0.02)
+    raise AssertionError("no request came to wait for the match's lock within 5 s")
 
 
 # --- SQLite: a file that cannot be opened --------------------------------------------------

@@ -95,9 +95,17 @@ def shows(*, device_id: int | None, match_id: int, started_from: int | None = No
     """From now on ``match_id`` is the match on this device's screen (in the caller's
     transaction: it commits with the change that made it so); ``started_from``, the
     match it showed when it started this one."""
-    if device_id is not None:
-        moved = update(DeviceRow).where(DeviceRow.id == device_id)
-        db.session.execute(moved.values(match_id=match_id, left_match_id=started_from))
+    if device_id is None:
+        return
+    if started_from is not None:
+        # The match it left is locked before the device row, as every other write locks its
+        # match first: the other way round (the row, then this foreign key's check on a match
+        # that a deal holds) two requests of one browser deadlock on PostgreSQL. One deleted
+        # meanwhile is none.
+        left = select(Match.id).where(Match.id == started_from)
+        started_from = db.session.scalar(left.with_for_update(read=True, key_share=True))
+    moved = update(DeviceRow).where(DeviceRow.id == device_id)
+    db.session.execute(moved.values(match_id=match_id, left_match_id=started_from))
 
 
 def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
