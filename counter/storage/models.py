@@ -273,5 +273,6 @@ class Spent(db.Model):  # type: ignore[name-defined,misc]
     match_id: Mapped[int | None] = mapped_column(
         ForeignKey("match.id", ondelete="CASCADE"), index=True
     )
-    # For a uid: a hash of the settings the match was started with.
+    # For a uid: a hash of the settings the match was started with; for a request id, of
+    # the deal it recorded (who received the points, and why).
     settings_digest: Mapped[str | None] = mapped_column(String(64))
