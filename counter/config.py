@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from sqlalchemy.engine import make_url
 
 SECRET_KEY_FILE = "secret_key"
 DATABASE_FILE = "santase.sqlite"
@@ -97,6 +98,7 @@ def configure(
     )
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
         instance.mkdir(parents=True, exist_ok=True)
+        create_private_file(app.config["SQLALCHEMY_DATABASE_URI"])
     if production:
         require_production_settings(app.config)
     app.config["SECRET_KEY"] = secret_key(
@@ -159,6 +161,19 @@ def database_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url.removeprefix(prefix)
     return url
+
+
+def create_private_file(url: str) -> None:
+    """Create the SQLite file of ``url``, if it is none yet, readable by its owner alone, as
+    the secret key is: it holds the players' names. SQLite gives its -wal and -shm files
+    the same mode. One that exists is left as it is."""
+    database = make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    try:
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        return  # there already, or not to be made here: SQLite says why when it opens it
 
 
 def engine_options(url: str, configured: Mapping[str, Any]) -> dict[str, Any]:

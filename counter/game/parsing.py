@@ -32,6 +32,12 @@ from counter.game.scoring import (
 UID_PATTERN = "[0-9a-f]{32}"
 REQUEST_ID_MAX_LENGTH = 64
 TIMESTAMP_MAX_LENGTH = 40  # far more than ISO 8601 needs, offset and fractions included
+# ISO 8601 as an export writes it, or less precise; the OpenAPI file's FileTime pattern.
+TIMESTAMP_PATTERN = (
+    r"20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"  # a date of 2000 to 2099,
+    r"(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?"  # perhaps a time
+    r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?"  # and Z or an offset
+)
 EARLIEST, LATEST = datetime(2000, 1, 1), datetime(2100, 1, 1)
 NUMBER_MAX_DIGITS = 10
 
@@ -185,8 +191,13 @@ def flag(value: object, field: str) -> bool:
 
 
 def timestamp(value: object) -> datetime:
-    """A time written by an export (ISO 8601), as naive UTC, within this century."""
-    if isinstance(value, str) and len(value) <= TIMESTAMP_MAX_LENGTH:
+    """A time written by an export (ISO 8601, :data:`TIMESTAMP_PATTERN`), as naive UTC,
+    within this century."""
+    if (
+        isinstance(value, str)
+        and len(value) <= TIMESTAMP_MAX_LENGTH
+        and re.fullmatch(TIMESTAMP_PATTERN, value)
+    ):
         try:
             parsed = datetime.fromisoformat(value)
             if parsed.tzinfo is not None:
@@ -197,7 +208,11 @@ def timestamp(value: object) -> datetime:
             if EARLIEST <= parsed < LATEST:
                 return parsed
     raise Invalid(
-        N_("%(value)s is not a date and time between 2000 and 2100."), value=as_sent(value)
+        N_(
+            "%(value)s is not a date and time between 2000 and 2100 as an export writes one "
+            "(2026-11-30T15:07:42Z)."
+        ),
+        value=as_sent(value),
     )
 
 

@@ -36,15 +36,19 @@ def record_deal(
 
     With no ``match_id`` the browser's first match (``default_names``) is started with it. A
     ``request_id`` seen before in this match records nothing, so a double tap or a
-    retried request counts once; so does one whose deal was undone since. With ``after``
-    (how many deals the phone knew of) a match that has another number of deals now
-    records nothing (:class:`~counter.game.match.DealsChanged`).
+    retried request counts once; so does one whose deal was undone since. The same
+    ``request_id`` with another deal is refused, its deal there or undone
+    (:class:`~counter.game.match.RequestReused`). With ``after`` (how many deals the phone
+    knew of) a match that has another number of deals now records nothing
+    (:class:`~counter.game.match.DealsChanged`).
     """
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     if (
         request_id is not None
         and stored.match.recorded_by(request_id) is None
-        and spent.request_spent(match_id=stored.id, request_id=request_id)
+        and spent.request_spent(
+            match_id=stored.id, request_id=request_id, seat=seat, outcome=outcome
+        )
     ):
         return _unchanged(stored), False
     at = utcnow()
@@ -72,7 +76,7 @@ def undo_last_deal(
     removed = stored.match.undo(number=number, request_id=request_id)
     if removed is None:
         return _unchanged(stored), None
-    spent.spend_request(owner=owner, match_id=stored.id, request_id=removed.request_id)
+    spent.spend_request(owner=owner, match_id=stored.id, deal=removed)
     return _saved(stored, utcnow()), before.deals[-1]  # type: ignore[index]
 
 
@@ -102,7 +106,7 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     stored.match.deal(number)  # refused here if there is none
     removed = view(stored).deals[number - 1]  # type: ignore[index]
     deal = stored.match.delete(number)
-    spent.spend_request(owner=owner, match_id=stored.id, request_id=deal.request_id)
+    spent.spend_request(owner=owner, match_id=stored.id, deal=deal)
     return _saved(stored, utcnow()), removed
 
 

@@ -4,7 +4,8 @@ A device is named by a random token in its cookie, which never changes; the key
 it holds is kept here. Handing the key over, rotating or erasing it changes this
 row, never the cookie, so a late answer to an older request cannot bring an old
 key back. Each device remembers the match it shows: another device playing
-elsewhere on the same key never moves it.
+elsewhere on the same key never moves it. A device made by a write without a cookie
+is new until its cookie comes back (:mod:`counter.services.newcomers`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select, update
 
 from counter.game.refusals import N_, NotFound
+from counter.services import newcomers
 from counter.storage import push
 from counter.storage.models import DEVICE_LABEL_LENGTH, DeviceLink, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
@@ -67,24 +69,29 @@ def find(*, token: str) -> Device | None:
     device = db.session.scalar(select(DeviceRow).where(DeviceRow.token == token))
     if device is None:
         return None
-    if utcnow() - device.seen_at > SEEN_EVERY:
+    if not device.came_back or utcnow() - device.seen_at > SEEN_EVERY:
         _seen(device_id=device.id)
     return _holder(device)
 
 
 @writes
 def _seen(*, device_id: int) -> None:
-    db.session.execute(update(DeviceRow).where(DeviceRow.id == device_id).values(seen_at=utcnow()))
+    seen = update(DeviceRow).where(DeviceRow.id == device_id)
+    db.session.execute(seen.values(seen_at=utcnow(), came_back=True))
     db.session.commit()
 
 
 @writes
 def register(*, owner: str | None, label: str) -> Device:
-    """A new device, holding ``owner`` (a key of an older cookie) or a fresh key."""
+    """A new device, holding ``owner`` (a key of an older cookie, which has come back) or a
+    fresh key (new until its cookie comes back). Devices that never came back are forgotten
+    meanwhile, a few at a time (:func:`counter.services.newcomers.forget_never_back`)."""
+    newcomers.forget_never_back()
     device = DeviceRow(
         token=secrets.token_hex(16),
         owner=owner or new_key(),
         label=label[:DEVICE_LABEL_LENGTH],
+        came_back=owner is not None,
     )
     db.session.add(device)
     db.session.commit()
@@ -95,9 +102,17 @@ def shows(*, device_id: int | None, match_id: int, started_from: int | None = No
     """From now on ``match_id`` is the match on this device's screen (in the caller's
     transaction: it commits with the change that made it so); ``started_from``, the
     match it showed when it started this one."""
-    if device_id is not None:
-        moved = update(DeviceRow).where(DeviceRow.id == device_id)
-        db.session.execute(moved.values(match_id=match_id, left_match_id=started_from))
+    if device_id is None:
+        return
+    if started_from is not None:
+        # The match it left is locked before the device row, as every other write locks its
+        # match first: the other way round (the row, then this foreign key's check on a match
+        # that a deal holds) two requests of one browser deadlock on PostgreSQL. One deleted
+        # meanwhile is none.
+        left = select(Match.id).where(Match.id == started_from)
+        started_from = db.session.scalar(left.with_for_update(read=True, key_share=True))
+    moved = update(DeviceRow).where(DeviceRow.id == device_id)
+    db.session.execute(moved.values(match_id=match_id, left_match_id=started_from))
 
 
 def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:

@@ -14,8 +14,9 @@ from enum import StrEnum
 
 from sqlalchemy import Select, bindparam, delete, select
 
+from counter.game.match import Deal, RequestReused
 from counter.game.refusals import N_, Conflict
-from counter.game.scoring import Preset
+from counter.game.scoring import Outcome, Preset, Seat
 from counter.storage.models import Spent, db
 
 
@@ -81,33 +82,53 @@ def spend_uid_of_deleted(*, owner: str, uid: str) -> None:
         spend_uid(owner=owner, uid=uid, settings=None)
 
 
-def spend_request(*, owner: str, match_id: int, request_id: str | None) -> None:
-    """Keep the request id of a deal that is being undone or deleted as used in its match."""
-    if request_id is not None:
+def _deal_digest(seat: Seat | None, outcome: Outcome) -> str:
+    return _digest("deal", seat, str(outcome))
+
+
+def spend_request(*, owner: str, match_id: int, deal: Deal) -> None:
+    """Keep the request id of a deal that is being undone or deleted as used in its match,
+    with a hash of who received the points and why."""
+    if deal.request_id is not None:
         db.session.add(
             Spent(
-                digest=_digest("request", match_id, request_id),
+                digest=_digest("request", match_id, deal.request_id),
                 owner_digest=_digest(owner),
                 match_id=match_id,
+                settings_digest=_deal_digest(deal.player, deal.outcome),
             )
         )
 
 
-def request_spent(*, match_id: int | None, request_id: str) -> bool:
-    """Whether ``request_id`` recorded a deal in this match that is gone since.
+def request_spent(
+    *, match_id: int | None, request_id: str, seat: Seat | None, outcome: Outcome
+) -> bool:
+    """Whether ``request_id`` recorded this deal in this match, gone since; refused when it
+    recorded another (as while its deal is there: :class:`~counter.game.match.RequestReused`).
 
     A statement of its own, after the match is locked: on PostgreSQL one that waited for
     the lock would see the tables as of its start, before the undo that held the lock."""
     if match_id is None:
         return False
     digest = _digest("request", match_id, request_id)
-    return db.session.connection().execute(_spent_digest(), {"digest": digest}).first() is not None
+    found = db.session.connection().execute(_spent_digest(), {"digest": digest}).first()
+    if found is None:
+        return False
+    # None: spent before the deal was kept with it, so it cannot be told from another.
+    if found.settings_digest not in (None, _deal_digest(seat, outcome)):
+        raise RequestReused(
+            N_(
+                "That request was already recorded, for another player or outcome, and that "
+                "deal was taken back since; nothing new was recorded."
+            )
+        )
+    return True
 
 
 @functools.cache
-def _spent_digest() -> Select[int]:
+def _spent_digest() -> Select[int, str | None]:
     """Built once: it is run for every deal with a request id."""
-    return select(Spent.id).where(Spent.digest == bindparam("digest"))
+    return select(Spent.id, Spent.settings_digest).where(Spent.digest == bindparam("digest"))
 
 
 def forget_owner(*, owner: str) -> None:

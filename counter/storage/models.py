@@ -25,6 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
     event,
     text,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, relationship
 
@@ -236,6 +237,12 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_device_owner", "owner"),
         UniqueConstraint("token", name="uq_device_token"),
+        Index(
+            "ix_device_never_back",
+            "created_at",
+            sqlite_where=text("NOT came_back"),
+            postgresql_where=text("NOT came_back"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -258,6 +265,8 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
     label: Mapped[str] = mapped_column(String(DEVICE_LABEL_LENGTH), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # False for a device a write without a cookie made, until that cookie comes back.
+    came_back: Mapped[bool] = mapped_column(default=True, server_default=true())
 
 
 class Spent(db.Model):  # type: ignore[name-defined,misc]
@@ -273,5 +282,6 @@ class Spent(db.Model):  # type: ignore[name-defined,misc]
     match_id: Mapped[int | None] = mapped_column(
         ForeignKey("match.id", ondelete="CASCADE"), index=True
     )
-    # For a uid: a hash of the settings the match was started with.
+    # For a uid: a hash of the settings the match was started with; for a request id, of
+    # the deal it recorded (who received the points, and why).
     settings_digest: Mapped[str | None] = mapped_column(String(64))

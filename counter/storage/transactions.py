@@ -1,8 +1,9 @@
 """Write transactions: each change is one transaction that takes the write lock up front.
 
 A refusal rolls the transaction back, so a refused request changes nothing. A
-write that cannot get the database's lock in time is a :class:`~counter.game.refusals.Busy`
-refusal (503 with Retry-After), never an error page.
+write that cannot get the database's lock in time, or that the database ends to break a
+deadlock, is a :class:`~counter.game.refusals.Busy` refusal (503 with Retry-After), never an
+error page.
 """
 
 from __future__ import annotations
@@ -56,5 +57,7 @@ def begin_write() -> None:
 
 
 def _lock_timeout(error: OperationalError) -> bool:
+    """A lock not had in time, or a deadlock that the database ended this write to break:
+    the database answers, it is busy."""
     message = str(error.orig).lower()
-    return "database is locked" in message or "lock timeout" in message
+    return any(cause in message for cause in ("database is locked", "lock timeout", "deadlock"))

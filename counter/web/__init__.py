@@ -9,6 +9,7 @@ from counter.game.scoring import TARGETS, Outcome
 from counter.storage.timestamps import iso_utc
 from counter.web import (
     assets,
+    browser,
     devices,
     export_import,
     history,
@@ -36,6 +37,7 @@ def init_app(app: Flask) -> None:
     assets.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    app.after_request(browser.forget_unused_device)
     app.jinja_env.globals.update(
         outcomes=list(Outcome),
         outcome_name=words.outcome_name,

@@ -9,10 +9,14 @@ carries the key itself: its device is registered the first time it is seen.
 from __future__ import annotations
 
 import re
+from contextlib import suppress
+from http import HTTPStatus
 
-from flask import g, request, session
+from flask import Response, g, request, session
+from sqlalchemy.exc import SQLAlchemyError
 
-from counter.services import devices
+from counter.game.refusals import Busy
+from counter.services import devices, newcomers
 from counter.services.devices import Device
 from counter.storage.repository import MatchNotFound
 
@@ -78,7 +82,26 @@ def ensure_device() -> Device:
     if device is None:
         device = devices.register(owner=None, label=device_label())
         _remember(device)
+        g.made_device = device.id
     return device
+
+
+def made_device(_response: Response) -> bool:
+    """Whether this request made a device (a write without a cookie), kept or not."""
+    return "made_device" in g
+
+
+def forget_unused_device(response: Response) -> Response:
+    """After each request: a device it made and then recorded nothing with (refused, or the
+    database busy) is forgotten again, and the cookie does not name it, so that refused
+    writes leave no rows behind."""
+    if "made_device" in g and response.status_code >= HTTPStatus.BAD_REQUEST:
+        # With the database not answering, it is forgotten within the hour all the same.
+        with suppress(Busy, SQLAlchemyError):
+            newcomers.forget_new(device_id=g.made_device)
+        session.pop(SESSION_DEVICE, None)
+        g.pop("device", None)
+    return response
 
 
 def ensure_owner() -> str:

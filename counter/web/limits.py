@@ -2,13 +2,17 @@
 
 A browser with a key (its cookie) is counted by that key alone, so that the
 neighbours behind one address (a café, a carrier's NAT, an IPv6 /64) never use
-up its limits. A browser without a key yet is counted by its address: that
-bounds cookieless traffic and the making of new keys, within a minute's window,
-so no one is kept out for long by a neighbour. Writes are counted; imports, the
-links that reach another device, and the reads whose work grows with a whole
-history (exports, statistics) are counted on their own, lower. Other reads are
-never limited. The key is counted under a one-way hash of it, never as itself:
-the store of counts holds no key that could reach a browser's matches.
+up its limits. A browser without a key yet is counted by its address. Its write
+counts only when it makes a device (a key): one refused for its input before
+that costs the address nothing, and the window is ten seconds, so a flood of
+writes without a cookie keeps a new phone behind the same address out for
+seconds, not a minute. Devices that such writes made and whose cookie never came
+back are forgotten after an hour (:mod:`counter.services.devices`), so the flood
+leaves no more than an hour's allowance behind. Imports, the links that reach
+another device, and the reads whose work grows with a whole history (exports,
+statistics) are counted on their own, lower. Other reads are never limited. The
+key is counted under a one-way hash of it, never as itself: the store of counts
+holds no key that could reach a browser's matches.
 
 Counts are kept in memory (one process, the quick start) or in Redis when
 ``RATELIMIT_STORAGE_URI`` names one, so that every worker and server shares
@@ -31,13 +35,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, Response, current_app
+from flask import Blueprint, Flask, Response, current_app, request
 from flask_babel import ngettext
 from flask_limiter import Limiter, RateLimitExceeded
-from flask_limiter.util import get_remote_address
 from limits.storage import MemoryStorage, RedisStorage
 
-from counter.web.browser import current_owner
+from counter.web.browser import current_owner, made_device
 from counter.web.errors import error_response
 
 WRITE_METHODS = ["POST", "PATCH", "DELETE"]
@@ -46,8 +49,8 @@ WRITE_METHODS = ["POST", "PATCH", "DELETE"]
 # Each *_PER_ADDRESS limit counts the browsers without a key at one address together.
 DEFAULTS = {
     "RATELIMIT_WRITES_PER_BROWSER": "600 per minute;6000 per hour",
-    # Every write without a key makes one: a café's new arrivals, not a flood of keys.
-    "RATELIMIT_WRITES_PER_ADDRESS": "300 per minute",
+    # The writes without a key that make one (a device): a café's new arrivals, not a flood.
+    "RATELIMIT_WRITES_PER_ADDRESS": "10 per 10 seconds",
     "RATELIMIT_IMPORTS": "20 per hour",
     "RATELIMIT_IMPORTS_PER_ADDRESS": "10 per minute",
     "RATELIMIT_LINKS": "30 per hour",  # device links made and used, share links made
@@ -63,19 +66,23 @@ DEFAULTS = {
 REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 
 
-def per_address() -> str:
-    """The client's address; for IPv6 its /64, which one household or phone holds whole."""
-    address = get_remote_address()
+def client_address() -> str:
+    """The client's address, the one definition every limit counts by (live streams too):
+    an IPv4 address itself, an IPv6 address by its /64, which one household or phone holds
+    whole (an IPv4 client of a dual-stack socket, ``::ffff:a.b.c.d``, by its IPv4 address)."""
+    address = request.remote_addr or "127.0.0.1"
     try:
         parsed = ipaddress.ip_address(address)
     except ValueError:
         return address
-    if parsed.version == 6:
-        return str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return f"{ipaddress.IPv6Address(int(parsed) >> 64 << 64)}/64"
     return address
 
 
-limiter = Limiter(key_func=per_address, strategy="fixed-window")
+limiter = Limiter(key_func=client_address, strategy="fixed-window")
 View = TypeVar("View", bound=Callable[..., Any])
 
 
@@ -84,7 +91,7 @@ def per_browser() -> str:
     before it has one (never empty: that would mean no limit)."""
     key = current_owner()
     if key is None:
-        return f"address:{per_address()}"
+        return f"address:{client_address()}"
     return "browser:" + hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
 
 
@@ -95,17 +102,31 @@ def _rate(with_key: str, without_key: str) -> Callable[[], str]:
 
 
 def writes(blueprint: Blueprint) -> Blueprint:
-    """Count every write of ``blueprint`` against the browser's limit.
+    """Count every write of ``blueprint`` against the browser's limit, and each one without
+    a key that makes a device against its address's.
 
     Called once per blueprint, where it is made: the limiter keeps what it is given.
     """
     limiter.shared_limit(
-        _rate("RATELIMIT_WRITES_PER_BROWSER", "RATELIMIT_WRITES_PER_ADDRESS"),
+        _setting("RATELIMIT_WRITES_PER_BROWSER"),
         scope="writes",
         key_func=per_browser,
         methods=WRITE_METHODS,
+        exempt_when=lambda: current_owner() is None,
+    )(blueprint)
+    limiter.shared_limit(
+        _setting("RATELIMIT_WRITES_PER_ADDRESS"),
+        scope="new-devices",
+        key_func=per_browser,
+        methods=WRITE_METHODS,
+        exempt_when=lambda: current_owner() is not None,
+        deduct_when=made_device,  # checked before the write, counted after it
     )(blueprint)
     return blueprint
+
+
+def _setting(name: str) -> Callable[[], str]:
+    return lambda: str(current_app.config[name])
 
 
 def _counted(setting: str, scope: str) -> Callable[[View], View]:
@@ -161,7 +182,8 @@ def storage_answers() -> bool:
 
 def _too_many(_error: RateLimitExceeded) -> Response:
     current = limiter.current_limit
-    retry = 60 if current is None else max(1, math.ceil(current.reset_at - time.time()))
+    # The rest of the window, rounded up: Flask-Limiter's reset_at adds a second more.
+    retry = 60 if current is None else max(1, math.ceil(current.window[0] - time.time()))
     return error_response(
         ngettext(
             "Too many requests from here; wait %(num)s second and try again.",

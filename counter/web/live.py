@@ -8,7 +8,8 @@ for a while, and ends after a few minutes: ``EventSource`` reconnects by itself
 and resumes with ``Last-Event-ID``. Each event's id is a digest of its data.
 
 Streams hold a server thread each, so they are bounded per process: in all, per
-key or share link, and per address.
+key or share link, and per address (as the rate limits count it:
+:func:`counter.web.limits.client_address`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from counter.services import devices, matches, sharing
 from counter.storage import push
 from counter.storage.models import db
 from counter.web.browser import changed, current_owner, device_id, owner_of
+from counter.web.limits import client_address
 from counter.web.shapes import match_json, shared_from
 
 bp = Blueprint("live", __name__, url_prefix="/api")
@@ -106,7 +108,7 @@ def _stream(
     slots = (
         ("all", config["LIVE_STREAMS_PER_PROCESS"]),
         (f"holder:{holder}", config["LIVE_STREAMS_PER_BROWSER"]),
-        (f"address:{request.remote_addr}", config["LIVE_STREAMS_PER_ADDRESS"]),
+        (f"address:{client_address()}", config["LIVE_STREAMS_PER_ADDRESS"]),
     )
     bounded = _bounded(*slots)
     bounded.__enter__()  # refused here, before the answer starts, as a plain 429

@@ -31,7 +31,7 @@ from counter.services import deals, matches
 from counter.services.read_models import MatchView, blank_match
 from counter.storage.repository import MatchNotFound
 from counter.web import forms, i18n, limits, shapes, words
-from counter.web.browser import current_owner, ensure_device, this_device
+from counter.web.browser import current_owner, ensure_device, owner_of, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
 
@@ -147,6 +147,8 @@ def record_deal() -> Response:
     match_id = forms.match_id()
     outcome = forms.outcome()
     seat, request_id = forms.receiver(), forms.request_id()
+    if match_id is not None:
+        owner_of(match_id)  # refused before a browser without a key is given one for nothing
     device = ensure_device()
     match, recorded = deals.record_deal(
         owner=device.owner,
@@ -188,6 +190,8 @@ def change_match() -> Response | str:
     target, rules, first_dealer = forms.target(), forms.rules(), forms.first_dealer()
     if all(value is None for value in (target, names, rules, preset, first_dealer)):
         raise Malformed(N_("Choose a target, the players' names or the house rules."))
+    if match_id is not None:
+        owner_of(match_id)  # refused before a browser without a key is given one for nothing
     device = ensure_device()
     if preset is not None and rules is not None and match_id is not None:
         # The form sends every rule's select: those left as the match had them give way to
@@ -230,6 +234,9 @@ def change_match() -> Response | str:
 @shows_again(_refused_form)
 def start_match() -> Response | str:
     """Start a new match with the same two players; asks first while one is open."""
+    names, uid, preset, rules = forms.names(), forms.uid(), forms.preset(), forms.rules()
+    target = None if preset else forms.target()  # a preset comes with its target
+    first_dealer = forms.first_dealer()
     device = ensure_device()
     owner = device.owner
     open_match = matches.current_match(owner=owner, device=device)
@@ -251,9 +258,6 @@ def start_match() -> Response | str:
             fields=forms.posted_fields(),
             button=gettext("Start a new match"),
         )
-    names, uid, preset, rules = forms.names(), forms.uid(), forms.preset(), forms.rules()
-    target = None if preset else forms.target()  # a preset comes with its target
-    first_dealer = forms.first_dealer()
     match, started = matches.start_match(
         owner=owner,
         device=device,

@@ -1,5 +1,6 @@
 """What keeps one browser's matches its own: CSRF on forms, same-origin API calls,
-security headers, and a session cookie that is Secure whenever the site is HTTPS."""
+security headers, a session cookie that is Secure whenever the site is HTTPS, and links
+built only for a trusted host and the port the site was reached on."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from counter.web.errors import error_response
+from counter.web.hosts import ReachedHost
 
 csrf = CSRFProtect()
 
@@ -61,7 +63,10 @@ def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:
     for blueprint in exempt:
         csrf.exempt(blueprint)
     app.session_interface = SessionCookies()
+    if app.config.get("TRUSTED_HOSTS"):
+        app.config["TRUSTED_HOSTS"] = [name.lower() for name in app.config["TRUSTED_HOSTS"]]
     proxies = int(app.config.get("TRUSTED_PROXIES", 0))
+    app.wsgi_app = ReachedHost(app.wsgi_app, proxies=proxies)  # type: ignore[method-assign]
     if proxies:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies

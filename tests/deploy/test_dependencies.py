@@ -23,9 +23,15 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from psycopg import sql
+from sqlalchemy import select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
-from counter.storage.models import db
+from counter.config import engine_options
+from counter.game.refusals import Busy
+from counter.storage.models import Device, db
+from counter.storage.transactions import writes
+from counter.web.browser import SESSION_DEVICE
 from counter.web.limits import limiter
 
 from apps import TEST_DATABASE_URL, empty_tables, make_app
@@ -425,3 +431,95 @@ def test_connections_the_database_dropped_are_replaced_before_use(
     forwarder.cut()
     forwarder.restore()
     assert api_deal(browser, match_id, 1, "normal").status_code == 201
+
+
+def test_a_new_match_while_a_deal_holds_the_match_it_leaves_is_no_deadlock(
+    postgresql_url: str,
+) -> None:
+    """A deal locks its match, then the row of the device that shows it. A new match that the
+    same browser starts at that moment waits for the match it leaves (its device row's
+    foreign key): holding that row meanwhile, the two deadlocked, and one was told that the
+    database was not answering."""
+    app = make_app(postgresql_url)
+    browser = app.test_client()
+    left = api_start(browser)["id"]
+    with app.app_context():
+        device_id = db.session.scalar(select(Device.id))
+    answers: list[int] = []
+    starting = threading.Thread(
+        target=lambda: answers.append(browser.post("/api/matches", json={}).status_code)
+    )
+    with _admin(postgresql_url) as deal, _admin(postgresql_url) as looking:
+        with deal.transaction():
+            deal.execute("SELECT id FROM match WHERE id = %s FOR UPDATE", [left])
+            starting.start()
+            _wait_for_a_lock(looking)
+            deal.execute("UPDATE device SET match_id = %s WHERE id = %s", [left, device_id])
+        starting.join(timeout=10)
+    with app.app_context():
+        db.engine.dispose()
+    assert answers == [201]
+
+
+def test_a_deadlock_is_told_as_busy_not_as_a_database_that_does_not_answer(app: Flask) -> None:
+    @writes
+    def deadlocked() -> None:
+        raise OperationalError("UPDATE device", {}, Exception("deadlock detected"))
+
+    with app.app_context(), pytest.raises(Busy):
+        deadlocked()
+
+
+def _wait_for_a_lock(connection: psycopg.Connection[Any]) -> None:
+    """Until another session of this database waits for a lock (5 s at most)."""
+    query = (
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        "AND datname = current_database() AND pid <> pg_backend_pid()"
+    )
+
+    def waiting() -> bool:
+        row = connection.execute(query).fetchone()
+        return row is not None and bool(row[0])
+
+    assert until(waiting, within=5), "no request came to wait for the match's lock within 5 s"
+
+
+# --- SQLite: a file that cannot be opened --------------------------------------------------
+
+
+@pytest.fixture
+def unopenable(tmp_path: Path) -> Iterator[Flask]:
+    """The app on an SQLite file in a folder that does not exist."""
+    app = make_app(f"sqlite:///{tmp_path / 'gone' / 'counter.sqlite'}")
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
+def test_a_write_to_a_database_file_that_cannot_be_opened_waits_with_retry_after(
+    unopenable: Flask,
+) -> None:
+    response = unopenable.test_client().post("/api/matches", json={})
+    assert response.status_code == 503
+    assert response.headers["Retry-After"] == "2"
+    assert response.json == {"error": NOT_ANSWERING}
+
+
+def test_a_page_from_a_database_file_that_cannot_be_opened_is_a_503_page(
+    unopenable: Flask,
+) -> None:
+    browser = unopenable.test_client()
+    with browser.session_transaction() as session:  # a browser that has played before
+        session[SESSION_DEVICE] = "d" * 32
+    response = browser.get("/")
+    assert response.status_code == 503
+    assert "database is not answering just now" in response.get_data(as_text=True)
+
+
+def test_only_postgresql_gets_the_short_connect_timeout_and_the_pre_ping() -> None:
+    assert engine_options("sqlite:///counter.sqlite", {}) == {"hide_parameters": True}
+    assert engine_options("postgresql+psycopg://db.example/santase", {}) == {
+        "hide_parameters": True,
+        "connect_args": {"connect_timeout": 3},
+        "pool_pre_ping": True,
+    }

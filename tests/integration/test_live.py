@@ -267,6 +267,28 @@ def test_one_browser_holds_a_bounded_number_of_streams(
         stream.close()
 
 
+def open_from(client: FlaskClient, path: str, address: str) -> Any:
+    """A stream opened from ``address``, begun (so that closing it lets its place go)."""
+    response = client.get(path, environ_base={"REMOTE_ADDR": address}, buffered=False)
+    if response.status_code == 200:
+        next(iter(response.response))
+    return response
+
+
+def test_streams_count_an_address_as_the_rate_limits_do(app: Flask, client: FlaskClient) -> None:
+    """An IPv6 /64 is one address: it cannot take the places of a phone elsewhere."""
+    app.config.update(LIVE_STREAMS_PER_BROWSER=10, LIVE_STREAMS_PER_ADDRESS=2)
+    path = f"/api/matches/{api_start(client)['id']}/events"
+    household = [open_from(client, path, f"2001:db8::{n}") for n in (1, 2, 3)]
+    elsewhere = open_from(client, path, "2001:db8:0:1::1")
+    dual_stack = [open_from(client, path, address) for address in ("::ffff:192.0.2.7", "192.0.2.7")]
+    opened = [*household, elsewhere, *dual_stack]
+    for response in reversed(opened):  # each holds a request context: the last one first
+        response.close()
+    statuses = [response.status_code for response in opened]
+    assert statuses == [200, 200, 429, 200, 200, 200]
+
+
 def redis_answers() -> bool:
     try:
         return bool(redis.Redis.from_url(REDIS, socket_timeout=1).ping())

@@ -178,6 +178,58 @@ def test_links_name_the_trusted_host_behind_a_proxy(migrated_database: str) -> N
     assert "https://santase.example.org/continue/" in made.get_data(as_text=True)
 
 
+def test_a_host_name_in_capitals_is_the_trusted_one(app: Flask) -> None:
+    hosted = app_with(app.config["SQLALCHEMY_DATABASE_URI"], TRUSTED_HOSTS=["Santase.example.org"])
+    client = hosted.test_client()
+    assert client.get("/", headers={"Host": "SANTASE.Example.org"}).status_code == 200
+    assert client.get("/", headers={"Host": "santase.example.org"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("proxies", "reached", "headers", "link"),
+    [
+        # Reached directly: the port the server listens on, whatever the Host says.
+        (
+            0,
+            "http://santase.example.org",
+            {"Host": "santase.example.org:8443"},
+            "http://santase.example.org/",
+        ),
+        (0, "http://santase.example.org:5000", {}, "http://santase.example.org:5000/"),
+        # Behind a proxy: the port it says (X-Forwarded-Port), else the scheme's own.
+        (
+            1,
+            "http://127.0.0.1:8000",
+            {"X-Forwarded-Host": "santase.example.org:9999"},
+            "https://santase.example.org/",
+        ),
+        (
+            1,
+            "http://127.0.0.1:8000",
+            {"X-Forwarded-Host": "santase.example.org:9999", "X-Forwarded-Port": "8443"},
+            "https://santase.example.org:8443/",
+        ),
+    ],
+)
+def test_a_link_carries_only_the_port_the_site_was_reached_on(
+    app: Flask, proxies: int, reached: str, headers: dict[str, str], link: str
+) -> None:
+    hosted = app_with(  # the test's own database: a device link writes
+        app.config["SQLALCHEMY_DATABASE_URI"],
+        TRUSTED_HOSTS=["santase.example.org"],
+        TRUSTED_PROXIES=proxies,
+    )
+    client = hosted.test_client()
+    if proxies:
+        headers = {**headers, "X-Forwarded-Proto": "https", "Referer": link}
+    page = client.get("/", base_url=reached, headers=headers).get_data(as_text=True)
+    token = page.split('name="csrf_token" value="')[1].split('"')[0]
+    made = client.post(
+        "/device-link", base_url=reached, data={"csrf_token": token}, headers=headers
+    )
+    assert f'href="{link}continue/' in made.get_data(as_text=True)
+
+
 @pytest.mark.parametrize("path", ["/", "/matches", "/export.csv", "/export.json", "/api/export"])
 def test_personal_answers_are_never_cached(client: FlaskClient, path: str) -> None:
     api_start(client)

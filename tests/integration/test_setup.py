@@ -4,6 +4,7 @@ on the first start, and the migrations. (The settings alone: tests/unit/test_con
 from __future__ import annotations
 
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +57,17 @@ def test_the_server_creates_its_database_on_first_start(tmp_path: Path) -> None:
     assert response.status_code == 201
     tables = {row[0] for row in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert {"match", "deal", "alembic_version"} <= tables
+
+
+def test_the_database_file_the_server_creates_is_its_owners_alone(tmp_path: Path) -> None:
+    """As the secret key is: it holds the players' names (and its log, a copy of them)."""
+    path = tmp_path / "private.sqlite"
+    app = create_app({"SECRET_KEY": "k" * 32, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}"})
+    assert app.test_client().post("/api/matches", json={}).status_code == 201
+    files = [path, path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")]
+    assert {file.name: stat.S_IMODE(file.stat().st_mode) for file in files} == {
+        file.name: 0o600 for file in files
+    }
 
 
 @pytest.mark.slow  # a Python of its own, which imports and starts the whole app

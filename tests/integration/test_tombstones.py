@@ -39,6 +39,18 @@ def test_a_late_duplicate_of_an_undone_deal_records_nothing(client: FlaskClient)
     assert deal_count(client, match["id"]) == 0
 
 
+def test_an_undone_deals_request_id_with_another_deal_is_refused(client: FlaskClient) -> None:
+    """As it is while the deal is there: a retry is the same deal, another one is a mistake."""
+    match = api_start(client)
+    api_deal(client, match["id"], 1, "normal", request_id="tap-1")
+    assert client.delete(f"/api/matches/{match['id']}/deals/last").status_code == 200
+    other = api_deal(client, match["id"], 2, "schwarz", request_id="tap-1")
+    assert other.status_code == 409
+    assert "taken back" in other.json["error"]
+    assert api_deal(client, match["id"], 1, "normal", request_id="tap-1").status_code == 200
+    assert deal_count(client, match["id"]) == 0
+
+
 def test_a_late_duplicate_of_a_deleted_deal_records_nothing(client: FlaskClient) -> None:
     match = api_start(client)
     api_deal(client, match["id"], 1, "normal", request_id="tap-1")

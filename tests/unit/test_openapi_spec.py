@@ -119,6 +119,7 @@ def mirrored_constants() -> list[tuple[str, object]]:
         (f"{schemas}/Deal/properties/request_id/oneOf/0/maxLength", parsing.REQUEST_ID_MAX_LENGTH),
         (f"{schemas}/Uid/pattern", f"^{parsing.UID_PATTERN}$"),
         (f"{schemas}/FileTime/maxLength", parsing.TIMESTAMP_MAX_LENGTH),
+        (f"{schemas}/FileTime/pattern", f"^{parsing.TIMESTAMP_PATTERN}$"),
         (f"{schemas}/Id/maximum", MAX_ID),
         (f"{schemas}/QueryNumber/maximum", 10**parsing.NUMBER_MAX_DIGITS - 1),
         (f"{schemas}/ImportDocument/properties/version/enum", list(archive.READS)),
@@ -214,3 +215,35 @@ def test_the_schemas_catch_a_wrong_shape(spec: dict[str, Any]) -> None:
     assert fits(spec, "NewDeal", {"outcome": "normal"}) != []
     assert fits(spec, "NewDeal", {"outcome": "tie", "player": None}) == []
     assert fits(spec, "DealCorrection", {}) != []
+
+
+FILE_TIMES = [
+    "2026-01-02T10:00:00Z",  # as an export writes it
+    "2026-01-02",
+    "2026-01-02T10:00",
+    "2026-01-02T10:00:00.123456+02:00",
+    "2000-01-01T00:00:00Z",
+    "2099-12-31T23:59:59Z",
+    "",
+    "1999-12-31T23:59:59Z",
+    "2100-01-01T00:00:00Z",
+    "2026-01-02 10:00:00",  # Python reads these: no file of the counter writes them
+    "20260102T100000",
+    "2026-W01-1",
+    "2026-01-02T10",
+    "2026-01-02T10:00:00+0200",
+    "2026-01-02T10:00:00.1234567Z",
+]
+
+
+@pytest.mark.parametrize("written", FILE_TIMES)
+def test_a_time_in_an_import_fits_the_spec_exactly_when_the_server_takes_it(
+    spec: dict[str, Any], written: str
+) -> None:
+    try:
+        parsing.timestamp(written)
+    except Refusal:
+        taken = False
+    else:
+        taken = True
+    assert (fits(spec, "FileTime", written) == []) == taken
