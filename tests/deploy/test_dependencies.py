@@ -27,11 +27,9 @@ from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from counter.config import engine_options
 from counter.game.refusals import Busy
 from counter.storage.models import Device, db
 from counter.storage.transactions import writes
-from counter.web.browser import SESSION_DEVICE
 from counter.web.limits import limiter
 
 from apps import TEST_DATABASE_URL, empty_tables, make_app
@@ -482,44 +480,3 @@ def _wait_for_a_lock(connection: psycopg.Connection[Any]) -> None:
         return row is not None and bool(row[0])
 
     assert until(waiting, within=5), "no request came to wait for the match's lock within 5 s"
-
-
-# --- SQLite: a file that cannot be opened --------------------------------------------------
-
-
-@pytest.fixture
-def unopenable(tmp_path: Path) -> Iterator[Flask]:
-    """The app on an SQLite file in a folder that does not exist."""
-    app = make_app(f"sqlite:///{tmp_path / 'gone' / 'counter.sqlite'}")
-    yield app
-    with app.app_context():
-        db.engine.dispose()
-
-
-def test_a_write_to_a_database_file_that_cannot_be_opened_waits_with_retry_after(
-    unopenable: Flask,
-) -> None:
-    response = unopenable.test_client().post("/api/matches", json={})
-    assert response.status_code == 503
-    assert response.headers["Retry-After"] == "2"
-    assert response.json == {"error": NOT_ANSWERING}
-
-
-def test_a_page_from_a_database_file_that_cannot_be_opened_is_a_503_page(
-    unopenable: Flask,
-) -> None:
-    browser = unopenable.test_client()
-    with browser.session_transaction() as session:  # a browser that has played before
-        session[SESSION_DEVICE] = "d" * 32
-    response = browser.get("/")
-    assert response.status_code == 503
-    assert "database is not answering just now" in response.get_data(as_text=True)
-
-
-def test_only_postgresql_gets_the_short_connect_timeout_and_the_pre_ping() -> None:
-    assert engine_options("sqlite:///counter.sqlite", {}) == {"hide_parameters": True}
-    assert engine_options("postgresql+psycopg://db.example/santase", {}) == {
-        "hide_parameters": True,
-        "connect_args": {"connect_timeout": 3},
-        "pool_pre_ping": True,
-    }
