@@ -1051,8 +1051,8 @@ def test_a_change_sent_since_stays_out_when_a_tab_saves_a_copy_that_still_holds_
 
 
 def test_at_a_plain_http_address_the_screen_stays_awake_during_a_match(lan_page: Page) -> None:
-    """No Wake Lock there: a muted looping video (NoSleep.js) plays from the first tap
-    until the match is won."""
+    """No Wake Lock there: a muted looping video (NoSleep.js) plays during the match, from
+    the first tap, and stops when the match is won."""
     lan_page.add_init_script(
         """for (const name of ["play", "pause"]) {
             const real = HTMLMediaElement.prototype[name];
@@ -1065,7 +1065,6 @@ def test_at_a_plain_http_address_the_screen_stays_awake_during_a_match(lan_page:
     lan_page.goto("/")
     assert lan_page.evaluate("'wakeLock' in navigator") is False
     html = lan_page.locator("html")
-    expect(html).not_to_have_attribute("data-media", re.compile("."))  # nothing before a tap
     tap(lan_page, 1, "schwarz")
     expect(html).to_have_attribute("data-media", "play")
     assert lan_page.evaluate("window.NoSleep !== undefined")
@@ -1409,12 +1408,14 @@ def test_a_new_match_is_offered_once_however_often_its_stream_says_so(page: Page
     all_saved(page)
     say = """async () => {
         const other = await import("/static/other-phone.js");
-        const next = { id: 999, text: "Another phone started a new match: A – B.", button: "Show" };
+        const next = {
+            id: 999, text: "Another phone started a new match: A – B.", button: "Show", keep: "Stay"
+        };
         other.offer({ data: JSON.stringify(next) });
     }"""
-    offer = page.locator("[data-status] .message")
+    offer = page.locator("[data-offer]")
     page.evaluate(say)
     expect(offer).to_contain_text("Another phone started a new match: A – B.")
-    page.evaluate("document.querySelector('[data-status]').replaceChildren()")
+    offer.get_by_role("button", name="Stay").click()
     page.evaluate(say)
     expect(offer).to_have_count(0)
