@@ -1,12 +1,12 @@
 """Sections of bench/RESULTS.md that a benchmark other than bench.run writes (tap to
-paint, live watchers): each between its markers, kept as it is when bench.run writes the
-rest of the file, replaced when its own benchmark runs again."""
+paint, live watchers, capacity): each between its markers, kept as it is when bench.run
+writes the rest of the file, replaced when its own benchmark runs again."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-KEPT = ("tap-to-paint", "watchers")
+KEPT = ("tap-to-paint", "watchers", "capacity")
 
 
 def marks(name: str) -> tuple[str, str]:
