@@ -1079,13 +1079,13 @@ class Step:
         """What of the goals this step misses."""
         why = []
         if (p99 := percentile(self.window.deal_s, 99) * 1000) > DEAL_P99_GOAL_MS:
-            why.append(f"deal p99 {p99:.0f} ms > {DEAL_P99_GOAL_MS:.0f} ms")
+            why.append(f"deal p99 {p99:,.0f} ms > {DEAL_P99_GOAL_MS:,.0f} ms")
         if (p95 := percentile(self.window.push_s, 95) * 1000) > PUSH_P95_GOAL_MS:
-            why.append(f"push p95 {p95:.0f} ms > {PUSH_P95_GOAL_MS:.0f} ms")
+            why.append(f"push p95 {p95:,.0f} ms > {PUSH_P95_GOAL_MS:,.0f} ms")
         if self.failed or self.refused:
-            why.append(f"{self.failed} streams failed and {self.refused} refused in the window")
+            why.append(f"{self.failed:,} streams failed and {self.refused:,} refused in the window")
         if self.errors:
-            why.append(f"{self.errors} errors")
+            why.append(f"{self.errors:,} errors")
         if self.grown.live < self.phones:
             why.append(f"{self.grown.live:,} of {self.phones:,} phones open after opening")
         if self.window.live < self.phones:
@@ -1189,7 +1189,8 @@ def row(step: Step) -> str:
         f"| {ms(percentile(w.deal_s, 50))} | {ms(percentile(w.deal_s, 99))} "
         f"| {ms(percentile(w.push_s, 50))} | {ms(percentile(w.push_s, 95))} "
         f"| {ms(max(w.push_s, default=float('nan')))} "
-        f"| {step.failed} / {step.refused} | {step.errors} | {w.reconnects:,} / {w.restarts:,} |"
+        f"| {step.failed:,} / {step.refused:,} | {step.errors:,} "
+        f"| {w.reconnects:,} / {w.restarts:,} |"
     )
 
 
@@ -1206,7 +1207,7 @@ def resources(step: Step) -> str:
     return (
         f"| {step.phones:,} | {step.grow_s:.0f} | {step.grown.failed:,} / {step.grown.refused:,} "
         f"| {step.caddy_files:,} "
-        f"| {step.memory['Caddy']:.0f} | {sizes('app worker')} | {sizes('streams worker')} "
+        f"| {step.memory['Caddy']:,.0f} | {sizes('app worker')} | {sizes('streams worker')} "
         f"| {clients_mb:,.0f} | {streams_cores:.2f} | {step.cpu.ours:.2f} / {step.cpu.others:.2f} "
         f"| {step.load:.1f} "
         f"| {ms(step.window.lag_s)} |"
@@ -1377,7 +1378,7 @@ def _floor_row(label: str, phones: int, tally: Tally, failed: int, refused: int)
         f"| {label} | {phones:,} | {tally.deals:,} | {ms(percentile(tally.deal_s, 50))} "
         f"| {ms(percentile(tally.deal_s, 99))} | {ms(percentile(tally.push_s, 50))} "
         f"| {ms(percentile(tally.push_s, 95))} | {ms(max(tally.push_s, default=float('nan')))} "
-        f"| {failed} / {refused} | {tally.deal_errors + tally.missed} |"
+        f"| {failed:,} / {refused:,} | {tally.deal_errors + tally.missed:,} |"
     )
 
 
