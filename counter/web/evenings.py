@@ -168,10 +168,11 @@ def board(token: str) -> str:
 
 @bp.get("/api/board/<token>/events")
 def board_events(token: str) -> Response:
-    """The board, live: its body again at every deal of this round and every change of the
-    evening; a new round ends the stream (the page opens the next one)."""
+    """The board, live: its body again at every deal or correction of the evening's matches
+    and every change of the evening; a new round ends the stream (the page opens the next,
+    which watches the new round's matches too)."""
     first = evenings.board(token=token)
-    watched = tuple(t.match_id for t in first.current if t.match_id is not None)
+    watched = tuple(t.match_id for t in first.tables if t.match_id is not None)
 
     def now() -> dict[str, Any]:
         shown = evenings.board(token=token)
