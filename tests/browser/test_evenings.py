@@ -46,7 +46,7 @@ def start_round(host: Page, number: int) -> list[str]:
 
 
 def table_names(board: Page, number: int) -> tuple[str, str]:
-    row = board.locator(f".now [data-table='{number}'] .player")
+    row = board.locator(f".now [data-table='{number}'] .who")
     return row.nth(0).inner_text(), row.nth(1).inner_text()
 
 
@@ -84,7 +84,7 @@ def test_six_players_everyone_plays_everyone_live_on_the_board(
     contexts += [phone(browser, server, viewport={"width": 1280, "height": 900}, is_mobile=False)]
     host = contexts[0].new_page()
     board_link = host_evening(host, SIX, "round_robin")
-    contexts.append(phone(browser, server, viewport=TV, is_mobile=False, has_touch=False))
+    contexts.append(phone(browser, server, viewport=TV, is_mobile=False, has_touch=False, device_scale_factor=1))
     board = contexts[-1].new_page()
     board.goto(board_link)
     tables = []
@@ -105,10 +105,12 @@ def test_six_players_everyone_plays_everyone_live_on_the_board(
             wins[table_names(board, index)[seat - 1]] += 1
             play_table(table, board, link, index, seat, 3)
         host.reload()
+        if number == 4:  # noqa: PLR2004 - a round played, the next one's pairings shown
+            expect(board.get_by_role("heading", name="Next: round 5")).to_be_visible()
+            folder = DOCS if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path
+            board.screenshot(path=folder / "evening-board.png")
     expect(board.locator(".now .over")).to_have_text("Every round has been played.")
     assert board_won(board) == {name: wins[name] for name in SIX}
-    if os.environ.get("UPDATE_SCREENSHOTS"):
-        board.screenshot(path=DOCS / "evening-board.png")
 
     # Round 1, table 1 went to its first seat; the host corrects each deal to the other.
     for deal in (1, 2, 3):
@@ -129,7 +131,7 @@ def test_three_lives_runs_eight_players_to_one_winner(
     contexts.append(phone(browser, server, viewport={"width": 1280, "height": 900}, is_mobile=False))
     host = contexts[0].new_page()
     board_link = host_evening(host, [f"Играч {i}" for i in range(1, 9)], "lives")
-    contexts.append(phone(browser, server, viewport=TV, is_mobile=False, has_touch=False))
+    contexts.append(phone(browser, server, viewport=TV, is_mobile=False, has_touch=False, device_scale_factor=1))
     board = contexts[-1].new_page()
     board.goto(board_link)
     tables: list[Page] = []
