@@ -65,7 +65,9 @@ def board_won(board: Page) -> dict[str, int]:
     rows = board.locator(".standings tbody tr")
     expect(rows.first).to_be_visible()
     return {
-        rows.nth(i).locator(".name").inner_text(): int(rows.nth(i).locator("td").nth(2).inner_text())
+        rows.nth(i).locator(".name").inner_text(): int(
+            rows.nth(i).locator("td").nth(2).inner_text()
+        )
         for i in range(rows.count())
     }
 
@@ -84,7 +86,9 @@ def test_six_players_everyone_plays_everyone_live_on_the_board(
     contexts += [phone(browser, server, viewport={"width": 1280, "height": 900}, is_mobile=False)]
     host = contexts[0].new_page()
     board_link = host_evening(host, SIX, "round_robin")
-    contexts.append(phone(browser, server, viewport=TV, is_mobile=False, has_touch=False, device_scale_factor=1))
+    contexts.append(
+        phone(browser, server, viewport=TV, is_mobile=False, has_touch=False, device_scale_factor=1)
+    )
     board = contexts[-1].new_page()
     board.goto(board_link)
     tables = []
@@ -98,7 +102,9 @@ def test_six_players_everyone_plays_everyone_live_on_the_board(
         assert len(links) == 3  # noqa: PLR2004
         expect(board.locator(".now h2").first).to_have_text(f"Round {number} / 5")
         if number == 1:
-            corrected_match = str(host.get_by_role("link", name="Deals and corrections").first.get_attribute("href"))
+            corrected_match = str(
+                host.get_by_role("link", name="Deals and corrections").first.get_attribute("href")
+            )
             corrected_pair = table_names(board, 1)
         for index, (link, table) in enumerate(zip(links, tables, strict=True), 1):
             seat = 1 + (number + index) % 2
@@ -128,10 +134,14 @@ def test_six_players_everyone_plays_everyone_live_on_the_board(
 def test_three_lives_runs_eight_players_to_one_winner(
     browser: Browser, server: str, contexts: list[BrowserContext]
 ) -> None:
-    contexts.append(phone(browser, server, viewport={"width": 1280, "height": 900}, is_mobile=False))
+    contexts.append(
+        phone(browser, server, viewport={"width": 1280, "height": 900}, is_mobile=False)
+    )
     host = contexts[0].new_page()
     board_link = host_evening(host, [f"Играч {i}" for i in range(1, 9)], "lives")
-    contexts.append(phone(browser, server, viewport=TV, is_mobile=False, has_touch=False, device_scale_factor=1))
+    contexts.append(
+        phone(browser, server, viewport=TV, is_mobile=False, has_touch=False, device_scale_factor=1)
+    )
     board = contexts[-1].new_page()
     board.goto(board_link)
     tables: list[Page] = []

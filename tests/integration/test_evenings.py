@@ -81,7 +81,9 @@ def test_round_robin_of_six_is_five_rounds_of_three_tables(app: Flask, client: F
         names = dict(db.session.execute(select(EveningPlayer.id, EveningPlayer.name)).all())
     expected = sorted(((wins[pid], names[pid]) for pid in names), key=lambda w: -w[0])
     assert [(int(row[3]), row[1]) for row in standings(client, evening)][0] == expected[0]
-    assert sorted(int(row[3]) for row in standings(client, evening)) == sorted(wins[p] for p in names)
+    assert sorted(int(row[3]) for row in standings(client, evening)) == sorted(
+        wins[p] for p in names
+    )
 
 
 def test_a_correction_of_an_earlier_match_changes_the_standings(
@@ -93,9 +95,7 @@ def test_a_correction_of_an_earlier_match_changes_the_standings(
     win_match(at_table(app, table.token), table.match_id, 1)  # type: ignore[arg-type]
     assert standings(client, evening)[0][1] == SIX[0]
     for number in range(1, 5):  # the host's correction, through the match's own
-        host = client.patch(
-            f"/api/matches/{table.match_id}/deals/{number}", json={"player": 2}
-        )
+        host = client.patch(f"/api/matches/{table.match_id}/deals/{number}", json={"player": 2})
         assert host.status_code == 200, host.json
     assert standings(client, evening)[0][1] == SIX[1]
 
@@ -201,8 +201,14 @@ def test_bad_player_lists_change_nothing(
     app: Flask, client: FlaskClient, names: list[str], message: str
 ) -> None:
     response = host_form(
-        client, "/evenings", name="x", players="\n".join(names), format="swiss", target="11",
-        preset="santase", rounds="1",
+        client,
+        "/evenings",
+        name="x",
+        players="\n".join(names),
+        format="swiss",
+        target="11",
+        preset="santase",
+        rounds="1",
     )
     assert 400 <= response.status_code < 500  # noqa: PLR2004
     assert message in response.get_data(as_text=True)
@@ -218,7 +224,10 @@ def test_a_player_cannot_withdraw_mid_match(app: Flask, client: FlaskClient) -> 
     assert response.status_code == 409
     assert "still playing at table 1" in response.get_data(as_text=True)
     play_round(app, evening, 1)
-    assert host_form(client, f"/evenings/{evening}/players/{first.player1}/withdraw").status_code == 302
+    assert (
+        host_form(client, f"/evenings/{evening}/players/{first.player1}/withdraw").status_code
+        == 302
+    )
     start_round(client, evening, 2)
     seated = tables(app, evening, 2)
     assert first.player1 not in [p for t in seated for p in (t.player1, t.player2)]
