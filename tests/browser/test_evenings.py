@@ -99,7 +99,7 @@ def test_six_players_everyone_plays_everyone_live_on_the_board(
     corrected_match, corrected_pair = "", ("", "")
     for number in range(1, 6):
         links = start_round(host, number)
-        assert len(links) == 3  # noqa: PLR2004
+        assert len(links) == 3
         expect(board.locator(".now h2").first).to_have_text(f"Round {number} / 5")
         if number == 1:
             corrected_match = str(
@@ -111,7 +111,7 @@ def test_six_players_everyone_plays_everyone_live_on_the_board(
             wins[table_names(board, index)[seat - 1]] += 1
             play_table(table, board, link, index, seat, 3)
         host.reload()
-        if number == 4:  # noqa: PLR2004 - a round played, the next one's pairings shown
+        if number == 4:
             expect(board.get_by_role("heading", name="Next: round 5")).to_be_visible()
             folder = DOCS if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path
             board.screenshot(path=folder / "evening-board.png")
@@ -157,5 +157,5 @@ def test_three_lives_runs_eight_players_to_one_winner(
         host.reload()
     expect(board.locator(".now .over")).to_have_text("Every round has been played.")
     lives = board.locator(".standings tbody tr td:last-child")
-    assert [lives.nth(i).inner_text() for i in range(8)].count("") == 7  # noqa: PLR2004
+    assert [lives.nth(i).inner_text() for i in range(8)].count("") == 7
     assert len(lives.nth(0).inner_text()) >= 1
