@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import secrets
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, session, url_for
@@ -187,7 +188,10 @@ def board_events(token: str) -> Response:
             return False
         return True
 
-    return live.stream(-first.id, now, f"board:{token}", None, allowed, also=watched)
+    # A room's phones read one board: bounded by their addresses and the process, each
+    # stream its own holder (a browser's bound would let 8 read it a process).
+    holder = f"board:{secrets.token_hex(8)}"
+    return live.stream(-first.id, now, holder, None, allowed, also=watched)
 
 
 @bp.get("/table/<token>")
