@@ -106,18 +106,13 @@ def rounds_of(fmt: Format, players: Sequence[Player], swiss_rounds: int) -> int 
 
 
 def circle(ids: Sequence[int], round_number: int) -> list[Pairing]:
-    """Round ``round_number`` of the circle method: the first stays, the rest turn."""
+    """Round ``round_number`` of the circle method: the first stays, the rest turn; the
+    odd one out (facing the empty seat) has the bye."""
     seats: list[int | None] = list(ids) + ([None] if len(ids) % 2 else [])
     turn = (round_number - 1) % (len(seats) - 1)
-    rest = seats[1:]
-    seats = [seats[0], *rest[-turn:], *rest[:-turn]] if turn else seats
-    half = len(seats) // 2
-    pairs = [(seats[i], seats[-1 - i]) for i in range(half)]
-    return [_bye_last(a, b) for a, b in pairs if a is not None or b is not None]
-
-
-def _bye_last(a: int | None, b: int | None) -> Pairing:
-    return (b, None) if a is None else (a, b)  # type: ignore[return-value]
+    seats = [seats[0], *seats[len(seats) - turn :], *seats[1 : len(seats) - turn]]
+    pairs = [(seats[i], seats[-1 - i]) for i in range(len(seats) // 2)]
+    return [(a, b) if a is not None else (b, None) for a, b in pairs]  # type: ignore[misc]
 
 
 def pairings(

@@ -76,10 +76,6 @@ class EveningView:
         return [table for table in self.tables if table.round == self.round]
 
 
-def _settings(row: Evening) -> TableSettings:
-    return TableSettings(target=row.target, rules=row.rules)
-
-
 @writes
 def create_evening(
     *, owner: str, name: str, fmt: str, names: list[str], rounds: int, target: int, preset: str
@@ -130,11 +126,14 @@ def get_evening(*, owner: str | None, evening_id: int) -> EveningView:
     return _view(_row(owner, evening_id))
 
 
+def _usable(token: str) -> bool:
+    return token.isascii() and len(token) <= TOKEN_MAX_LENGTH
+
+
 def board(*, token: str) -> EveningView:
     """The evening a board link shows, read-only."""
-    row = None
-    if token.isascii() and len(token) <= TOKEN_MAX_LENGTH:
-        row = db.session.scalar(select(Evening).where(Evening.board_token == token))
+    found = select(Evening).where(Evening.board_token == token)
+    row = db.session.scalar(found) if _usable(token) else None
     if row is None:
         raise NotFound(N_("There is no such evening board."))
     return _view(row)
@@ -168,7 +167,7 @@ def _view(row: Evening) -> EveningView:
         id=row.id,
         name=row.name,
         format=fmt,
-        settings=_settings(row),
+        settings=TableSettings(target=row.target, rules=row.rules),
         board_token=row.board_token,
         created_at=row.created_at,
         ended=row.ended_at is not None,
@@ -202,7 +201,7 @@ def _open(row: Evening) -> None:
         raise EveningOver(ENDED)
 
 
-def start_round(*, owner: str, evening_id: int, number: int) -> EveningView:
+def start_round(*, owner: str, evening_id: int, number: int) -> None:
     """Draw round ``number`` and start each table's match. Started twice at once, it is
     one round: the matches by the same uids, the tables by their unique numbers."""
     row = _row(owner, evening_id)
@@ -229,7 +228,6 @@ def start_round(*, owner: str, evening_id: int, number: int) -> EveningView:
         )
         started.append((a, b, match.id))
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
-    return get_evening(owner=owner, evening_id=evening_id)
 
 
 @writes
@@ -254,18 +252,14 @@ def _seat(
     push.changed(-evening_id)
 
 
-def _between_rounds(shown: EveningView) -> None:
-    if shown.next is None and not shown.done and shown.round:
-        raise Conflict(N_("Players join or leave between rounds; this one is still played."))
-
-
 @writes
 def add_player(*, owner: str, evening_id: int, name: str) -> None:
     """A late player, who plays from the next round on."""
     row = _row(owner, evening_id, for_update=True)
     _open(row)
     shown = _view(row)
-    _between_rounds(shown)
+    if shown.next is None and not shown.done and shown.round:
+        raise Conflict(N_("Players join or leave between rounds; this one is still played."))
     if shown.format is Format.ROUND_ROBIN and shown.round:
         raise Conflict(N_("When everyone plays everyone, no one can join after the first round."))
     tidied = rules.check_players([*(p.name for p in row.players), name])[-1]
@@ -324,11 +318,9 @@ def end_evening(*, owner: str, evening_id: int) -> None:
 
 def table_match(*, token: str) -> MatchView:
     """The match a table link opens, while its evening has not ended."""
-    row = None
-    if token.isascii() and len(token) <= TOKEN_MAX_LENGTH:
-        found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
-        row = db.session.execute(found.where(EveningTable.token == token)).one_or_none()
-    if row is None:
+    found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
+    row = db.session.execute(found.where(EveningTable.token == token)).one_or_none()
+    if row is None or not _usable(token):
         raise NotFound(N_("There is no such table."))
     if row.ended_at is not None:
         raise EveningOver(ENDED)
