@@ -21,6 +21,7 @@ from counter.game.scoring import HouseRules
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 64
 LIVES = 3
+PAIRING_STEPS = 20_000  # a draw's search for pairs not met yet: bounded, then repeats
 Pairing = tuple[int, int | None]  # two players' ids; None for the second: a bye
 
 
@@ -143,16 +144,23 @@ def pairings(
     return pairs + ([(bye, None)] if bye is not None else [])
 
 
-def _pair(order: list[int], met: set[frozenset[int | None]]) -> list[Pairing] | None:
+def _pair(
+    order: list[int], met: set[frozenset[int | None]], budget: list[int] | None = None
+) -> list[Pairing] | None:
     """The first in order meets the next it has not met, backtracking where that leaves
-    the rest unpairable; None if no such pairing exists."""
+    the rest unpairable; None if there is no such pairing, or none found in a few
+    thousand steps (then pairs may repeat)."""
+    budget = [PAIRING_STEPS] if budget is None else budget
     if not order:
         return []
     first, rest = order[0], order[1:]
     for index, other in enumerate(rest):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
         if frozenset((first, other)) in met:
             continue
-        found = _pair(rest[:index] + rest[index + 1 :], met)
+        found = _pair(rest[:index] + rest[index + 1 :], met, budget)
         if found is not None:
             return [(first, other), *found]
     return None

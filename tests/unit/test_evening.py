@@ -176,3 +176,13 @@ def test_refused_player_lists(names: list[str], refusal: type[Exception]) -> Non
 
 def test_blank_lines_are_left_out() -> None:
     assert check_players(["Иван", " ", " Мария "]) == ["Иван", "Мария"]
+
+
+def test_a_draw_with_no_new_pairing_left_gives_up_its_search_and_repeats() -> None:
+    """1-3 have met everyone of 4-64: two odd groups, so no round of new pairs exists, and
+    a search of every way to pair 61 players would never end."""
+    people = players(64)
+    cross = itertools.product(range(1, 4), range(4, 65))
+    tables = [Table(1, (a, b), (0, 11), b) for a, b in cross]  # 1-3 last, the search deep
+    _number, pairs = next_round(Format.SWISS, people, tables, 70, "s") or (0, [])
+    assert len(pairs) == 32  # noqa: PLR2004 - pairs repeat, as they must
