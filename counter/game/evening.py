@@ -213,12 +213,6 @@ def _standing(fmt: Format, player: Player, tables: Sequence[Table]) -> Standing:
     return Standing(player, played, won, difference, lives, out_in)
 
 
-def living(players: Sequence[Player], tables: Sequence[Table]) -> list[Player]:
-    """Three lives: the players not yet out (nor withdrawn)."""
-    out = {row.player.id for row in standings(Format.LIVES, players, tables) if row.lives == 0}
-    return [each for each in players if each.id not in out and each.left is None]
-
-
 def next_round(
     fmt: Format,
     players: Sequence[Player],
@@ -235,7 +229,8 @@ def next_round(
     last = rounds_of(fmt, players, swiss_rounds)
     if last is not None and number > last:
         return None
-    pool = living(players, tables) if fmt is Format.LIVES else list(players)
+    out = {row.player.id for row in standings(fmt, players, tables) if row.lives == 0}
+    pool = [each for each in players if each.id not in out]  # three lives: the living
     if sum(in_play(each, number) for each in pool) < MIN_PLAYERS:
         return None
     pairs = pairings(fmt, pool, tables, number, seed)

@@ -30,14 +30,6 @@ from counter.storage.transactions import writes
 TOKEN_MAX_LENGTH = 32
 
 
-class EveningNotFound(NotFound):
-    """No evening of that number belongs to this browser."""
-
-
-class EveningOver(Gone):
-    """The evening has ended: its tables record nothing more."""
-
-
 ENDED = N_("This evening has ended; its tables record nothing more.")
 
 
@@ -110,15 +102,15 @@ def create_evening(
 def list_evenings(*, owner: str | None) -> list[tuple[int, str, datetime, bool]]:
     """This browser's evenings, newest first: number, name, when, and whether it ended."""
     found = select(Evening.id, Evening.name, Evening.created_at, Evening.ended_at.is_not(None))
-    rows = db.session.execute(found.where(Evening.owner == owner).order_by(Evening.id.desc()))
-    return [(a, b, c, bool(d)) for a, b, c, d in rows]
+    found = found.where(Evening.owner == owner).order_by(Evening.id.desc())
+    return [(a, b, c, bool(d)) for a, b, c, d in db.session.execute(found)]
 
 
 def _row(owner: str | None, evening_id: int, *, for_update: bool = False) -> Evening:
     found = select(Evening).where(Evening.id == evening_id, Evening.owner == owner)
     row: Evening | None = db.session.scalar(found.with_for_update() if for_update else found)
     if row is None:
-        raise EveningNotFound(N_("There is no evening %(id)s in this browser."), id=evening_id)
+        raise NotFound(N_("There is no evening %(id)s in this browser."), id=evening_id)
     return row
 
 
@@ -137,6 +129,11 @@ def board(*, token: str) -> EveningView:
     if row is None:
         raise NotFound(N_("There is no such evening board."))
     return _view(row)
+
+
+def shows_board(*, token: str) -> bool:
+    """Whether the board link still shows its evening (not erased)."""
+    return db.session.scalar(select(Evening.id).where(Evening.board_token == token)) is not None
 
 
 def _tables(row: Evening) -> list[rules.Table]:
@@ -198,7 +195,7 @@ def _view(row: Evening) -> EveningView:
 
 def _open(row: Evening) -> None:
     if row.ended_at is not None:
-        raise EveningOver(ENDED)
+        raise Gone(ENDED)
 
 
 def start_round(*, owner: str, evening_id: int, number: int) -> None:
@@ -206,25 +203,24 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     one round: the matches by the same uids, the tables by their unique numbers."""
     row = _row(owner, evening_id)
     _open(row)
-    shown = _view(row)
-    if shown.next is None or shown.next[0] != number:
-        if shown.round >= number:
-            raise Conflict(N_("Round %(number)s has started already."), number=number)
-        if shown.done:
-            raise Conflict(N_("Every round of this evening has been played."))
-        raise rules.RoundNotOver(N_("Every table has to finish its match before the next round."))
+    if any(table.round >= number for table in row.tables):
+        raise Conflict(N_("Round %(number)s has started already."), number=number)
     players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
-    pairs = rules.next_round(shown.format, players, _tables(row), row.rounds, row.uid)
-    assert pairs is not None
+    drawn = rules.next_round(Format(row.format), players, _tables(row), row.rounds, row.uid)
+    if drawn is None:
+        raise Conflict(N_("Every round of this evening has been played."))
+    if drawn[0] != number:
+        raise Conflict(N_("The next round is round %(number)s."), number=drawn[0])
     names = {p.id: p.name for p in players}
+    settings = TableSettings(target=row.target, rules=row.rules)
     started: list[tuple[int, int | None, int | None]] = []
-    for a, b in pairs[1]:
+    for a, b in drawn[1]:
         if b is None:
             started.append((a, b, None))
             continue
         uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
         match, _new = matches.start_match(
-            owner=owner, uid=uid, names=(names[a], names[b]), **shown.settings.for_start()
+            owner=owner, uid=uid, names=(names[a], names[b]), **settings.for_start()
         )
         started.append((a, b, match.id))
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
@@ -323,7 +319,7 @@ def table_match(*, token: str) -> MatchView:
     if row is None or not _usable(token):
         raise NotFound(N_("There is no such table."))
     if row.ended_at is not None:
-        raise EveningOver(ENDED)
+        raise Gone(ENDED)
     return matches.get_match(owner=row.owner, match_id=row.match_id)
 
 
@@ -341,5 +337,5 @@ def table_host(
     if row is None:
         return None
     if writing and row.ended_at is not None and row.owner != asking:
-        raise EveningOver(ENDED)
+        raise Gone(ENDED)
     return str(row.owner)

@@ -122,14 +122,12 @@ def owner_of(match_id: int, *, reading: bool = False) -> str:
     key: for that match alone, and for writing only until the evening ends.
     """
     owner = current_owner()
-    tables = session.get(SESSION_TABLES)
-    if isinstance(tables, list) and tables:
-        tokens = [each for each in tables if isinstance(each, str)]
-        host = evenings.table_host(
-            tokens=tokens, match_id=match_id, asking=owner, writing=not reading
-        )
-        if host is not None:
-            return host
+    tokens = [each for each in session.get(SESSION_TABLES, []) if isinstance(each, str)]
+    writing = not reading
+    if tokens and (
+        host := evenings.table_host(tokens=tokens, match_id=match_id, asking=owner, writing=writing)
+    ):
+        return host
     if owner is None:
         raise MatchNotFound.with_id(match_id)
     return owner

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import secrets
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, session, url_for
@@ -152,12 +153,8 @@ def standings_csv(evening_id: int) -> Response:
     for place, row in enumerate(shown.standings, 1):
         lives = "" if row.lives is None else row.lives
         writer.writerow([place, row.player.name, row.played, row.won, row.difference, lives])
-    name = f"evening-{shown.id}.csv"
-    return Response(
-        out.getvalue(),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
-    )
+    saved = f'attachment; filename="evening-{shown.id}.csv"'
+    return Response(out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": saved})
 
 
 @bp.get("/board/<token>")
@@ -181,16 +178,10 @@ def board_events(token: str) -> Response:
             raise NotFound(N_("A new round has started."))
         return {"html": render_template("board_body.html", evening=shown)}
 
-    def allowed() -> bool:
-        try:
-            evenings.board(token=token)
-        except NotFound:
-            return False
-        return True
-
     # A room's phones read one board: bounded by their addresses and the process, each
     # stream its own holder (a browser's bound would let 8 read it a process).
     holder = f"board:{secrets.token_hex(8)}"
+    allowed = partial(evenings.shows_board, token=token)
     return live.stream(-first.id, now, holder, None, allowed, also=watched)
 
 

@@ -185,4 +185,4 @@ def test_a_draw_with_no_new_pairing_left_gives_up_its_search_and_repeats() -> No
     cross = itertools.product(range(1, 4), range(4, 65))
     tables = [Table(1, (a, b), (0, 11), b) for a, b in cross]  # 1-3 last, the search deep
     _number, pairs = next_round(Format.SWISS, people, tables, 70, "s") or (0, [])
-    assert len(pairs) == 32  # noqa: PLR2004 - pairs repeat, as they must
+    assert len(pairs) == 32  # pairs repeat, as they must
