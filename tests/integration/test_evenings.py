@@ -170,7 +170,7 @@ def test_a_table_link_reaches_its_match_and_nothing_else(app: Flask, client: Fla
     assert phone.get(f"/evenings/{evening}").status_code == 404
     assert host_form(phone, "/privacy/erase", confirmed="1").status_code == 302
     with app.app_context():  # the phone erased its own, none of the host's
-        assert db.session.scalar(select(func.count(Match.id))) == 2  # noqa: PLR2004
+        assert db.session.scalar(select(func.count(Match.id))) == 2
         assert len(db.session.get_one(Match, table.match_id).deals) == 1
 
 
