@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 
 from counter.game import match as game
 from counter.game.refusals import Conflict
-from counter.services import archive, devices, keys, matches
+from counter.services import archive, devices, forgetting, matches
 from counter.services.matches import TooManyMatches
 from counter.storage import repository
 from counter.storage.models import Match, db
@@ -282,10 +282,8 @@ def test_an_import_whose_key_went_while_its_file_was_read_stores_nothing(
     with app.app_context():
         device = devices.register(owner=None, label="a phone")
         checked = archive.read_document(bulk_export(3))
-        if meanwhile == "erase":
-            keys.erase_everything(device=device)
-        else:
-            keys.rotate_key(owner=device.owner, fresh="f" * 43, device_id=device.id)
+        step = forgetting.erase_everything if meanwhile == "erase" else forgetting.forget_others
+        step(token=device.token, nonce="n" * 22, secret=app.config["SECRET_KEY"])
         with pytest.raises(Conflict, match="nothing was imported"):
             archive.import_matches(owner=device.owner, matches=checked)
         assert db.session.scalar(select(func.count(Match.id))) == 0
