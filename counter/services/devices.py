@@ -204,11 +204,13 @@ def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> i
     return len(leaving)
 
 
-def holds(*, owner: str) -> bool:
-    """Whether any device still holds ``owner`` (none does once it is erased or rotated)."""
-    return (
-        db.session.scalar(select(DeviceRow.id).where(DeviceRow.owner == owner).limit(1)) is not None
-    )
+def holds(*, owner: str, device_id: int | None = None) -> bool:
+    """Whether any device still holds ``owner`` (none does once it is erased or rotated), or
+    the device ``device_id`` does."""
+    held = select(DeviceRow.id).where(DeviceRow.owner == owner)
+    if device_id is not None:
+        held = held.where(DeviceRow.id == device_id)
+    return db.session.scalar(held.limit(1)) is not None
 
 
 @writes
