@@ -145,7 +145,9 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
         raise LinkUnusable(N_("This link was used already. Make a new one on the other device."))
     if owner != giver:
         home, own = device.home, own_key(device)
-        if bring_own and own is not None:
+        if own == giver:  # a device that came by a link goes back to its own key
+            home = None
+        elif bring_own and own is not None:
             lock_owners(own, giver)  # no import or start adds to either meanwhile
             if _count(own) + _count(giver) > match_store.MAX_MATCHES_PER_BROWSER:
                 raise match_store.TooManyMatches(
@@ -162,6 +164,8 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
         elif own == owner and home is None and _count(owner):
             home = owner
         ranks.leaves(device_id=device.id)
+        # Its links to the key it leaves would bring devices under no one there.
+        db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == device.id))
         db.session.execute(
             update(DeviceRow)
             .where(DeviceRow.id == device.id)

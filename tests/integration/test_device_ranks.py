@@ -194,3 +194,29 @@ def test_what_we_keep_tells_a_guest_what_it_may_do(
     assert "To remove every device this one brought" in page
     bulgarian = guest.get("/privacy", headers={"Accept-Language": "bg"}).get_data(as_text=True)
     assert "(споделило е игрите с това)" in bulgarian
+
+
+def test_a_guest_going_back_to_its_own_matches_by_a_link_keeps_them(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Its own key is held meanwhile by a device it brought there before it left; a link
+    from that device, "bringing its own matches along", brings them to where they are."""
+    own = api_start(client, players=["Petar", "Gergana"])
+    stayed = app.test_client()
+    submit(stayed, make_link(client))
+    maker = app.test_client()
+    api_start(maker)
+    submit(client, make_link(maker))
+    assert submit(client, make_link(stayed), bring_own="1").status_code == 302
+    assert listed(client) == listed(stayed) == {own["id"]}
+
+
+def test_a_link_made_by_a_device_that_left_its_matches_is_spent(
+    app: Flask, client: FlaskClient, other_client: FlaskClient
+) -> None:
+    api_start(client)
+    link = make_link(client)
+    elsewhere = app.test_client()
+    api_start(elsewhere)
+    submit(client, make_link(elsewhere))
+    assert submit(other_client, link).status_code == 410
