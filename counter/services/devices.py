@@ -13,7 +13,7 @@ new until its cookie comes back (:mod:`counter.services.newcomers`).
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
@@ -49,6 +49,7 @@ class Device:
     match_id: int | None
     home: str | None
     replaced: bool = False  # an old token of a device that has a new one: see above
+    seen_now: bool = False  # back after a while (SEEN_EVERY): its cookie is sent again
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ def find(*, token: str) -> Device | None:
         return _holder(device)  # never comes back: forgotten within the hour (newcomers)
     if not device.came_back or utcnow() - device.seen_at > SEEN_EVERY:
         _seen(device_id=device.id)
+        return replace(_holder(device), seen_now=True)
     return _holder(device)
 
 

@@ -2,11 +2,12 @@
 
 The signed, permanent session cookie names the device by a random token; the key,
 which owns the matches, is the device's row (:mod:`counter.services.devices`). The
-token changes only when the player forgets other devices or erases everything; an
-answer to a request that came with a token replaced meanwhile never sends that token
-back (:func:`stale_cookie`), so a request still on its way cannot undo the change. A
-cookie from before devices were kept carries the key itself: its device is registered
-the first time it is seen.
+token changes only when the player forgets other devices or erases everything, and an
+answer that did not change it sends it back only when the device is back after a while
+(good for another year), never with every answer: a request still on its way as the
+token changes cannot put the old one back. Nor does an answer to a request that came with
+a replaced token (:func:`stale_cookie`). A cookie from before devices were kept carries
+the key itself: its device is registered the first time it is seen.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def this_device() -> Device | None:
             g.device = devices.find(token=token)
             if g.device is not None and g.device.replaced:
                 g.replaced_token = token
+            elif g.device is not None and g.device.seen_now:
+                session.modified = True  # sent again, for another year
         elif isinstance(legacy, str) and legacy:
             _remember(devices.register(owner=legacy, label=device_label()))
         else:
