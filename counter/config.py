@@ -60,6 +60,8 @@ def configure(
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance / DATABASE_FILE}",
         PERMANENT_SESSION_LIFETIME=timedelta(days=365),
+        # Sent when it changes, or when its device is back after a while (web/browser.py).
+        SESSION_REFRESH_EACH_REQUEST=False,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         MAX_CONTENT_LENGTH=64 * 1024,

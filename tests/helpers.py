@@ -51,6 +51,24 @@ def submit(client: FlaskClient, action: str, **fields: str) -> Any:
     return client.post(action, data={"csrf_token": page_field(page, "csrf_token"), **fields})
 
 
+def make_link(client: FlaskClient) -> str:
+    """A one-time device link made on ``client`` (the path of its address)."""
+    page = submit(client, "/device-link").get_data(as_text=True)
+    found = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
+    assert found, "no link on the page"
+    assert "<svg" in page  # the QR code, drawn by the app
+    return found.group(1)
+
+
+def privacy_form(client: FlaskClient, **fields: str) -> Any:
+    """Post a form of What we keep (erase, forget other devices) as the browser would: with
+    that page's CSRF token and one-time nonce."""
+    action = fields.pop("action")
+    page = client.get("/privacy").get_data(as_text=True)
+    data = {name: page_field(page, name) for name in ("csrf_token", "rotation")}
+    return client.post(action, data={**data, **fields})
+
+
 def page_form(client: FlaskClient) -> dict[str, str]:
     """The hidden fields the counter's forms carry (token, match, request id, new match's uid)."""
     page = client.get("/").get_data(as_text=True)

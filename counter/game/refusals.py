@@ -42,6 +42,10 @@ class Conflict(Refusal):
     """A valid request that the match, as it stands now, cannot take."""
 
 
+class Forbidden(Refusal):
+    """Something this device may not do to another: the device that brought it outranks it."""
+
+
 class Gone(Refusal):
     """A link that was used, has expired or was revoked."""
 

@@ -258,17 +258,20 @@ def preview(*, owner: str | None, matches: list[game.Match]) -> ImportReport:
     )
 
 
-def import_matches(*, owner: str, matches: list[game.Match]) -> ImportReport:
+def import_matches(
+    *, owner: str, matches: list[game.Match], device_id: int | None = None
+) -> ImportReport:
     """Store the matches this browser lacks, all in one transaction or none of them.
 
     The caps are counted inside that transaction, under the browser's write lock
     (:mod:`counter.storage.owner_lock`), so imports, starts and hand-overs at the
     same moment never take a browser past them. An import cut short (a worker
     killed, a lost connection, a timeout) stores nothing: importing the same file
-    again brings it whole.
+    again brings it whole. With ``device_id``, that device must still hold the key when
+    the import commits (it may have been removed, or have left it, meanwhile).
     """
     try:
-        return _store(owner=owner, matches=matches)
+        return _store(owner=owner, matches=matches, device_id=device_id)
     except IntegrityError:
         # A match started with one of these uids at this very moment, without the lock.
         raise Conflict(
@@ -277,9 +280,9 @@ def import_matches(*, owner: str, matches: list[game.Match]) -> ImportReport:
 
 
 @writes
-def _store(*, owner: str, matches: list[game.Match]) -> ImportReport:
+def _store(*, owner: str, matches: list[game.Match], device_id: int | None) -> ImportReport:
     lock_owners(owner)
-    if not devices.holds(owner=owner):
+    if not devices.holds(owner=owner, device_id=device_id):
         raise Conflict(
             N_(
                 "This browser's matches were erased, or moved to a new key, while the file "

@@ -1,23 +1,25 @@
 """Devices: each phone or browser that holds a key, and the match on its screen.
 
-A device is named by a random token in its cookie, which never changes; the key
-it holds is kept here. Handing the key over, rotating or erasing it changes this
-row, never the cookie, so a late answer to an older request cannot bring an old
-key back. Each device remembers the match it shows: another device playing
-elsewhere on the same key never moves it. A device made by a write without a cookie
-is new until its cookie comes back (:mod:`counter.services.newcomers`).
+A device is named by a random token in its cookie; the key it holds is kept here.
+Handing the key over, rotating or erasing it changes this row, so a late answer to an
+older request cannot bring an old key back. "Forget other devices" and "Erase everything"
+give the device a new token too (:mod:`counter.services.keys`): its old token stays
+behind as a row of its own that holds nothing, *replaced*, which every copy of the old
+cookie is from then on. Each device remembers the match it shows: another device playing
+elsewhere on the same key never moves it. A device made by a write without a cookie is
+new until its cookie comes back (:mod:`counter.services.newcomers`).
 """
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
 
-from counter.game.refusals import N_, NotFound
-from counter.services import newcomers
+from counter.game.refusals import N_, Forbidden, NotFound
+from counter.services import newcomers, ranks
 from counter.storage import push
 from counter.storage.models import DEVICE_LABEL_LENGTH, DeviceLink, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
@@ -46,6 +48,8 @@ class Device:
     owner: str
     match_id: int | None
     home: str | None
+    replaced: bool = False  # an old token of a device that has a new one: see above
+    seen_now: bool = False  # back after a while (SEEN_EVERY): its cookie is sent again
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,19 @@ class DeviceView:
     created_at: datetime
     seen_at: datetime
     this_one: bool
+    removable: bool  # by the device looking at the list (counter.services.ranks)
+    brought_this_one: bool
 
 
 def _holder(device: DeviceRow) -> Device:
-    return Device(device.id, device.token, device.owner, device.match_id, device.home)
+    return Device(
+        device.id,
+        device.token,
+        device.owner,
+        device.match_id,
+        device.home,
+        device.replaced_at is not None,
+    )
 
 
 def find(*, token: str) -> Device | None:
@@ -69,8 +82,11 @@ def find(*, token: str) -> Device | None:
     device = db.session.scalar(select(DeviceRow).where(DeviceRow.token == token))
     if device is None:
         return None
+    if device.replaced_at is not None:
+        return _holder(device)  # never comes back: forgotten within the hour (newcomers)
     if not device.came_back or utcnow() - device.seen_at > SEEN_EVERY:
         _seen(device_id=device.id)
+        return replace(_holder(device), seen_now=True)
     return _holder(device)
 
 
@@ -143,11 +159,17 @@ def shown_match_id(*, device: Device | None) -> int | None:
 
 def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     """Every device that holds ``owner``, the one seen last first."""
-    rows = db.session.scalars(
-        select(DeviceRow)
-        .where(DeviceRow.owner == owner)
-        .order_by(DeviceRow.seen_at.desc(), DeviceRow.id)
+    rows = list(
+        db.session.scalars(
+            select(DeviceRow)
+            .where(DeviceRow.owner == owner)
+            .order_by(DeviceRow.seen_at.desc(), DeviceRow.id)
+        )
     )
+    removable = set()
+    if this_device is not None:
+        removable = ranks.may_remove(owner=owner, device_id=this_device)
+    makers = {row.id: row.brought_by for row in rows}
     now = utcnow()
     return [
         # The device looking at the list is seen now, whenever its row last said so.
@@ -157,6 +179,8 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
             row.created_at,
             now if row.id == this_device else row.seen_at,
             row.id == this_device,
+            row.id in removable,
+            this_device is not None and makers.get(this_device) == row.id,
         )
         for row in rows
     ]
@@ -175,20 +199,36 @@ def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> i
         chosen = chosen.where(DeviceRow.id == only)
     leaving = list(db.session.scalars(chosen))
     for device in leaving:
+        if only is not None:
+            ranks.leaves(device_id=device.id)
         device.owner, device.home, device.match_id = device.home or new_key(), None, None
+        device.brought_by = None
     return len(leaving)
 
 
-def holds(*, owner: str) -> bool:
-    """Whether any device still holds ``owner`` (none does once it is erased or rotated)."""
-    return (
-        db.session.scalar(select(DeviceRow.id).where(DeviceRow.owner == owner).limit(1)) is not None
-    )
+def holds(*, owner: str, device_id: int | None = None) -> bool:
+    """Whether any device still holds ``owner`` (none does once it is erased or rotated), or
+    the device ``device_id`` does."""
+    held = select(DeviceRow.id).where(DeviceRow.owner == owner)
+    if device_id is not None:
+        held = held.where(DeviceRow.id == device_id)
+    return db.session.scalar(held.limit(1)) is not None
 
 
 @writes
-def forget_device(*, owner: str, device_id: int) -> None:
-    """One other device of this key no longer has its matches."""
+def forget_device(*, owner: str, asking: int, device_id: int) -> None:
+    """One other device of this key no longer has its matches: one that ``asking`` brought,
+    or any other if ``asking`` is first (:mod:`counter.services.ranks`)."""
+    if device_id not in ranks.may_remove(owner=owner, device_id=asking):
+        holds_it = select(DeviceRow.id).where(DeviceRow.id == device_id, DeviceRow.owner == owner)
+        if device_id == asking or db.session.scalar(holds_it) is None:
+            raise DeviceNotFound(N_("That device no longer has these matches."))
+        raise Forbidden(
+            N_(
+                "This device came by a link, so it may remove only the devices it brought "
+                "itself. The device that shared the matches with it decides about the others."
+            )
+        )
     if let_go(owner=owner, only=device_id) != 1:
         raise DeviceNotFound(N_("That device no longer has these matches."))
     # A link it may have made while it held the key would give the key back to it.

@@ -1,11 +1,12 @@
-"""A browser's key, which owns its matches: hand it to another device, rotate it, erase it.
+"""A browser's key, which owns its matches: hand it to another device by a one-time link.
 
 A device link hands this browser's key to the device that opens it: once, and
-within 15 minutes. The device that takes it brings its own matches along only
-when its player chooses; otherwise they wait for it under its own key, where it
-goes back if the other device ever forgets it. Rotating the key leaves every
-other holder of the old one with nothing of it; erasing deletes everything the
-key owns.
+within 15 minutes. The device that made the link outranks the one that takes it
+(:mod:`counter.services.ranks`). The device that takes it brings its own matches
+along only when its player chooses; otherwise they wait for it under its own key,
+where it goes back if the other device ever removes it. A device that itself came
+by a link can bring only its own matches from before, never the ones it was given.
+Rotating and erasing: :mod:`counter.services.forgetting`.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ from sqlalchemy.orm import aliased
 
 from counter.game.refusals import N_, Gone
 from counter.services import matches as match_store
-from counter.services import spent
-from counter.services.devices import Device, let_go, match_ids, new_key
-from counter.storage import erasure, push
+from counter.services import ranks
+from counter.services.devices import Device
 from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
 from counter.storage.owner_lock import lock_owners
@@ -43,10 +43,10 @@ def _hash(token: str) -> str:
 
 
 @writes
-def create_device_link(*, owner: str) -> str:
-    """A new one-time token for this browser's key; only its hash is stored."""
+def create_device_link(*, device: Device) -> str:
+    """A new one-time token for this device's key; only its hash is stored."""
     token = secrets.token_urlsafe(24)
-    db.session.add(DeviceLink(token_hash=_hash(token), owner=owner))
+    db.session.add(DeviceLink(token_hash=_hash(token), owner=device.owner, device_id=device.id))
     db.session.commit()
     return token
 
@@ -61,7 +61,7 @@ class Handover:
     same_key: bool
 
 
-def _usable_owner(token: str) -> str:
+def _usable_link(token: str) -> DeviceLink:
     if len(token) <= TOKEN_MAX_LENGTH:
         link = db.session.scalars(
             select(DeviceLink).where(DeviceLink.token_hash == _hash(token))
@@ -76,12 +76,22 @@ def _usable_owner(token: str) -> str:
         raise LinkUnusable(
             N_("This link has expired (they last 15 minutes). Make a new one on the other device.")
         )
-    return link.owner
+    return link
 
 
-def preview_device_link(*, token: str, owner: str | None) -> Handover:
+def own_key(device: Device) -> str | None:
+    """The key of this device's own matches: the one it holds, or, if it came by a link,
+    the one it kept from before (the matches it holds are its maker's)."""
+    if ranks.has_maker(owner=device.owner, device_id=device.id):
+        return device.home
+    return device.owner
+
+
+def preview_device_link(*, token: str, device: Device | None) -> Handover:
     """What taking the link would bring here, without taking it (a GET writes nothing)."""
-    giver = _usable_owner(token)
+    giver = _usable_link(token).owner
+    owner = None if device is None else device.owner
+    own = None if device is None or owner == giver else own_key(device)
     points = (
         select(
             Match.player1,
@@ -101,7 +111,7 @@ def preview_device_link(*, token: str, owner: str | None) -> Handover:
             (first, second, int(one), int(two))
             for first, second, one, two in db.session.execute(points)
         ],
-        own_matches=0 if owner is None or owner == giver else _count(owner),
+        own_matches=0 if own is None else _count(own),
         same_key=owner == giver,
     )
 
@@ -112,13 +122,15 @@ def _count(owner: str) -> int:
 
 @writes
 def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> str:
-    """Spend the link: ``device`` holds the key it carries from now on, which is returned.
+    """Spend the link: ``device`` holds the key it carries from now on, which is returned,
+    brought by the device that made the link.
 
-    The device's own matches join that key only with ``bring_own``; otherwise they
-    stay under its own key, kept as its ``home``. Spent with a conditional update, so
-    that of several uses at once only one succeeds, on every database.
+    The device's own matches (:func:`own_key`) join that key only with ``bring_own``;
+    otherwise they stay under its own key, kept as its ``home``. Spent with a conditional
+    update, so that of several uses at once only one succeeds, on every database.
     """
-    giver = _usable_owner(token)
+    link = _usable_link(token)
+    giver, maker = link.owner, link.device_id
     owner = device.owner
     spent = db.session.execute(
         update(DeviceLink)
@@ -132,10 +144,12 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
     if spent.rowcount != 1:  # type: ignore[attr-defined]
         raise LinkUnusable(N_("This link was used already. Make a new one on the other device."))
     if owner != giver:
-        home = device.home
-        if bring_own:
-            lock_owners(owner, giver)  # no import or start adds to either meanwhile
-            if _count(owner) + _count(giver) > match_store.MAX_MATCHES_PER_BROWSER:
+        home, own = device.home, own_key(device)
+        if own == giver:  # a device that came by a link goes back to its own key
+            home = None
+        elif bring_own and own is not None:
+            lock_owners(own, giver)  # no import or start adds to either meanwhile
+            if _count(own) + _count(giver) > match_store.MAX_MATCHES_PER_BROWSER:
                 raise match_store.TooManyMatches(
                     N_(
                         "Together the two devices keep more than %(most)s matches. Continue "
@@ -143,20 +157,25 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
                     ),
                     most=match_store.MAX_MATCHES_PER_BROWSER,
                 )
-            _move_matches(source=owner, target=giver)
-            db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
-        elif home is None and _count(owner):
+            move_matches(source=own, target=giver)
+            db.session.execute(delete(DeviceLink).where(DeviceLink.owner == own))
+            if own == home:
+                home = None
+        elif own == owner and home is None and _count(owner):
             home = owner
+        ranks.leaves(device_id=device.id)
+        # Its links to the key it leaves would bring devices under no one there.
+        db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == device.id))
         db.session.execute(
             update(DeviceRow)
             .where(DeviceRow.id == device.id)
-            .values(owner=giver, home=home, match_id=None)
+            .values(owner=giver, home=home, match_id=None, brought_by=maker)
         )
     db.session.commit()
     return giver
 
 
-def _move_matches(*, source: str, target: str) -> None:
+def move_matches(*, source: str, target: str) -> None:
     """Give every match of ``source`` to ``target``.
 
     A uid both have is one match, imported into both browsers: the copy played in
@@ -185,57 +204,3 @@ def rotated_key(*, owner: str, nonce: str, secret: str) -> str:
     """
     digest = hmac.new(secret.encode(), f"{owner}\0{nonce}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
-
-
-@writes
-def rotate_key(*, owner: str, fresh: str, device_id: int) -> str:
-    """Give this browser's matches the key ``fresh``: every other device loses them, and
-    goes back to its own matches from before it joined.
-
-    Device links and share links made with the old key stop working too.
-    """
-    lock_owners(owner)  # an import in flight for the old key ends first, or finds it gone
-    db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
-    _move_matches(source=owner, target=fresh)
-    db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
-    let_go(owner=owner, keep=device_id)
-    moved = update(DeviceRow).where(DeviceRow.id == device_id)
-    db.session.execute(moved.values(owner=fresh))
-    db.session.commit()
-    push.recheck(match_ids(owner=fresh))  # the other devices' live pages end now
-    return fresh
-
-
-@dataclass(frozen=True)
-class Erased:
-    matches: int
-    deals: int
-
-
-@writes
-def erase_everything(*, device: Device) -> Erased:
-    """Delete every match, deal, share link and device link of this device's key (and of
-    its own key from before it joined, if it kept one); it starts afresh with a new key.
-
-    Other devices of the key go back to their own matches, or to none.
-    """
-    keys = [device.owner] if device.home is None else [device.owner, device.home]
-    lock_owners(*keys)  # an import in flight for these keys ends first, or finds them gone
-    watched = match_ids(owner=device.owner)
-    owned = select(Match.id).where(Match.owner.in_(keys)).scalar_subquery()
-    db.session.execute(delete(Evening).where(Evening.owner.in_(keys)))
-    deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
-    matches = db.session.execute(delete(Match).where(Match.owner.in_(keys)))
-    db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))
-    let_go(owner=device.owner, keep=device.id)
-    db.session.execute(
-        update(DeviceRow)
-        .where(DeviceRow.id == device.id)
-        .values(owner=new_key(), home=None, match_id=None)
-    )
-    for key in keys:
-        spent.forget_owner(owner=key)
-    db.session.commit()
-    erasure.empty_the_log()
-    push.recheck(watched)  # the live pages of every device of the key end now
-    return Erased(matches=matches.rowcount, deals=deals.rowcount)  # type: ignore[attr-defined]

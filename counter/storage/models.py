@@ -181,6 +181,10 @@ class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
+    # The device that made it: the one that opens it is brought by that device.
+    device_id: Mapped[int | None] = mapped_column(
+        ForeignKey("device.id", ondelete="CASCADE", name="fk_device_link_device")
+    )
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     used_at: Mapped[datetime | None]
 
@@ -267,6 +271,14 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
     seen_at: Mapped[datetime] = mapped_column(default=utcnow)
     # False for a device a write without a cookie made, until that cookie comes back.
     came_back: Mapped[bool] = mapped_column(default=True, server_default=true())
+    # The device whose link it came by, while both hold the same key: that device, and the
+    # one that brought it, outrank this one (counter/services/ranks.py).
+    brought_by: Mapped[int | None] = mapped_column(
+        ForeignKey("device.id", ondelete="SET NULL", name="fk_device_brought_by")
+    )
+    # When "Forget other devices" gave the device that held this token a new one: this row
+    # is what every copy of the old cookie is now, holding nothing.
+    replaced_at: Mapped[datetime | None]
 
 
 class Spent(db.Model):  # type: ignore[name-defined,misc]

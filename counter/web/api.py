@@ -25,7 +25,6 @@ from counter.web.answers import match_answer as match_json
 from counter.web.browser import (
     current_owner,
     ensure_device,
-    ensure_owner,
     owner_of,
     this_device,
 )
@@ -288,7 +287,8 @@ def import_matches() -> tuple[dict[str, Any], int]:
         report = archive.preview(owner=current_owner(), matches=checked)
         status = 200
     else:
-        report = archive.import_matches(owner=ensure_owner(), matches=checked)
+        device = ensure_device()
+        report = archive.import_matches(owner=device.owner, matches=checked, device_id=device.id)
         status = 201 if report.new else 200
     return {
         "new": [match.uid for match in report.new],

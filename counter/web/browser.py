@@ -1,9 +1,13 @@
 """Which device is asking, and the key it holds.
 
-The signed, permanent session cookie names the device by a random token that
-never changes; the key, which owns the matches, is the device's row
-(:mod:`counter.services.devices`). A cookie from before devices were kept
-carries the key itself: its device is registered the first time it is seen.
+The signed, permanent session cookie names the device by a random token; the key,
+which owns the matches, is the device's row (:mod:`counter.services.devices`). The
+token changes only when the player forgets other devices or erases everything, and an
+answer that did not change it sends it back only when the device is back after a while
+(good for another year), never with every answer: a request still on its way as the
+token changes cannot put the old one back. Nor does an answer to a request that came with
+a replaced token (:func:`stale_cookie`). A cookie from before devices were kept carries
+the key itself: its device is registered the first time it is seen.
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ def this_device() -> Device | None:
         legacy = session.get(LEGACY_KEY)
         if isinstance(token, str):
             g.device = devices.find(token=token)
+            if g.device is not None and g.device.replaced:
+                g.replaced_token = token
+            elif g.device is not None and g.device.seen_now:
+                session.modified = True  # sent again, for another year
         elif isinstance(legacy, str) and legacy:
             _remember(devices.register(owner=legacy, label=device_label()))
         else:
@@ -136,6 +144,20 @@ def owner_of(match_id: int, *, reading: bool = False) -> str:
 def changed() -> None:
     """The device's key changed in this request (handed over, rotated, erased): read it again."""
     g.pop("device", None)
+
+
+def new_token(token: str) -> None:
+    """This device's cookie names it by ``token`` from now on."""
+    session[SESSION_DEVICE] = token
+    session.permanent = True
+    g.pop("device", None)
+
+
+def stale_cookie() -> bool:
+    """Whether the cookie to send back would name a token that was replaced: a copy of an
+    old cookie, or this device's own request from before the change, still on its way."""
+    replaced = g.get("replaced_token")
+    return replaced is not None and session.get(SESSION_DEVICE) == replaced
 
 
 def _remember(device: Device) -> None:

@@ -1,5 +1,5 @@
-"""Another device: a one-time link that hands this browser's matches over, and forgetting
-every other device by giving this browser a new key."""
+"""Another device: a one-time link that hands this browser's matches over, removing a
+device, and forgetting every other device this one may remove."""
 
 from __future__ import annotations
 
@@ -7,10 +7,16 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter.game.refusals import N_, Malformed
-from counter.services import devices, keys
+from counter.game.refusals import N_
+from counter.services import devices, forgetting, keys
 from counter.web import forms, limits
-from counter.web.browser import changed, current_owner, ensure_device, ensure_owner
+from counter.web.browser import (
+    changed,
+    current_owner,
+    ensure_device,
+    new_token,
+    this_device,
+)
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 
@@ -21,7 +27,7 @@ bp = limits.writes(Blueprint("devices", __name__))
 @limits.links
 def device_link() -> str:
     """A one-time link (and its QR code) that moves this browser's matches to another device."""
-    token = keys.create_device_link(owner=ensure_owner())
+    token = keys.create_device_link(device=ensure_device())
     url = url_for("devices.continue_here", token=token, _external=True)
     return render_template("device.html", url=url, qr=qr_svg(url))
 
@@ -29,7 +35,7 @@ def device_link() -> str:
 @bp.get("/continue/<token>")
 def continue_here(token: str) -> str:
     """What the link brings, and what becomes of this browser's matches (writes nothing)."""
-    handover = keys.preview_device_link(token=token, owner=current_owner())
+    handover = keys.preview_device_link(token=token, device=this_device())
     return render_template("continue.html", token=token, handover=handover)
 
 
@@ -50,9 +56,10 @@ def take_over(token: str) -> Response:
 
 @bp.post("/devices/<id:device_id>/forget")
 def forget_device(device_id: int) -> Response | str:
-    """One other device no longer has these matches; it goes back to its own."""
-    owner = current_owner()
-    if owner is None:
+    """One other device no longer has these matches; it goes back to its own. A device may
+    remove only those it outranks (counter.services.ranks)."""
+    asking = this_device()
+    if asking is None:
         raise devices.DeviceNotFound(N_("That device no longer has these matches."))
     if not forms.confirmed():
         return confirm_page(
@@ -67,7 +74,7 @@ def forget_device(device_id: int) -> Response | str:
             danger=True,
             back=url_for("privacy.privacy"),
         )
-    devices.forget_device(owner=owner, device_id=device_id)
+    devices.forget_device(owner=asking.owner, asking=asking.id, device_id=device_id)
     changed()
     flash(gettext("That device no longer has these matches."))
     return redirect(url_for("privacy.privacy"))
@@ -75,14 +82,12 @@ def forget_device(device_id: int) -> Response | str:
 
 @bp.post("/devices/forget")
 def forget_devices() -> Response | str:
-    """Give this browser a new key: every other device that held the old one loses the matches."""
-    owner = current_owner()
-    if owner is None:
+    """Forget every other device this one may remove, and every copy of its cookie: this
+    device gets a new cookie token, and, if it is first on its key, the key a new key."""
+    if current_owner() is None:
         flash(gettext("No other device has this browser's matches."))
         return redirect(url_for("privacy.privacy"))
-    nonce = request.form.get("rotation", "")
-    if not (nonce.isascii() and nonce.isprintable() and 16 <= len(nonce) <= 64):
-        raise Malformed(N_("Reload the page and try again."))
+    nonce = forms.nonce()
     if not forms.confirmed():
         return confirm_page(
             title=gettext("Forget other devices?"),
@@ -96,8 +101,9 @@ def forget_devices() -> Response | str:
             danger=True,
             back=url_for("privacy.privacy"),
         )
-    fresh = keys.rotated_key(owner=owner, nonce=nonce, secret=current_app.config["SECRET_KEY"])
-    keys.rotate_key(owner=owner, fresh=fresh, device_id=ensure_device().id)
-    changed()
+    token = forgetting.forget_others(
+        token=ensure_device().token, nonce=nonce, secret=current_app.config["SECRET_KEY"]
+    )
+    new_token(token)
     flash(gettext("Other devices no longer have this browser's matches."))
     return redirect(url_for("privacy.privacy"))

@@ -44,6 +44,7 @@ STATUSES: dict[type[Refusal], int] = {
     NotJson: 415,
     refusals.Malformed: 400,
     refusals.Invalid: 422,
+    refusals.Forbidden: 403,
     refusals.NotFound: 404,
     refusals.Conflict: 409,
     refusals.Gone: 410,

@@ -19,7 +19,7 @@ from counter.game.refusals import N_, Busy, Invalid, Refusal
 from counter.services import archive
 from counter.storage.timestamps import iso_utc
 from counter.web import limits, words
-from counter.web.browser import current_owner, ensure_owner
+from counter.web.browser import current_owner, ensure_device
 from counter.web.errors import status_of
 from counter.web.import_size import MEGABYTE, check_size, import_limit
 
@@ -202,7 +202,8 @@ def import_confirm() -> Response | tuple[str, int]:
         checked = archive.read_document(payload)
     except Refusal as error:
         return _import_again(error), status_of(error)
-    report = archive.import_matches(owner=ensure_owner(), matches=checked)
+    device = ensure_device()
+    report = archive.import_matches(owner=device.owner, matches=checked, device_id=device.id)
     flash(ngettext("Imported %(num)s match.", "Imported %(num)s matches.", len(report.new)))
     if report.present:
         flash(

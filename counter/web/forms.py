@@ -3,6 +3,8 @@ that asks before a step that cannot be taken back."""
 
 from __future__ import annotations
 
+import secrets
+
 from flask import render_template, request
 
 from counter.game import parsing
@@ -84,6 +86,19 @@ def first_dealer() -> Seat | None:
 def confirmed() -> bool:
     """Whether the player confirmed a step that cannot be taken back in one tap."""
     return request.form.get("confirmed") == "1"
+
+
+def nonce() -> str:
+    """The form's one-time ``rotation`` field, the same when the form is sent twice (made by
+    :func:`new_nonce` for each page that shows the form)."""
+    value = request.form.get("rotation", "")
+    if not (value.isascii() and value.isprintable() and 16 <= len(value) <= 64):
+        raise Malformed(N_("Reload the page and try again."))
+    return value
+
+
+def new_nonce() -> str:
+    return secrets.token_urlsafe(16)
 
 
 def request_id() -> str | None:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import secrets
-
-from flask import Blueprint, flash, redirect, render_template, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter.services import devices, keys, matches
+from counter.services import devices, forgetting, keys, matches, ranks
+from counter.services.devices import Device
 from counter.web import forms, i18n, limits
-from counter.web.browser import changed, current_owner, device_id, ensure_device
+from counter.web.browser import new_token, this_device
 from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("privacy", __name__))
@@ -19,51 +18,85 @@ bp = limits.writes(Blueprint("privacy", __name__))
 @bp.get("/privacy")
 def privacy() -> str:
     """What is stored, for how long, and how to erase it; in the page's language."""
-    owner = current_owner()
-    count = matches.count(owner=owner)
+    device = this_device()
+    owner = None if device is None else device.owner
     return render_template(
         f"privacy/{i18n.select_language()}.html",
-        match_count=count,
-        devices=[] if owner is None else devices.list_devices(owner=owner, this_device=device_id()),
-        rotation=secrets.token_urlsafe(16),  # the same form twice gives the same new key
+        match_count=matches.count(owner=owner),
+        devices=[]
+        if device is None
+        else devices.list_devices(owner=device.owner, this_device=device.id),
+        brought=device is not None and ranks.has_maker(owner=device.owner, device_id=device.id),
+        own_count=_own_count(device),
+        rotation=forms.new_nonce(),  # the same form sent twice is carried out once
     )
+
+
+def _own_count(device: Device | None) -> int:
+    """How many matches this device's erase deletes."""
+    own = None if device is None else keys.own_key(device)
+    return matches.count(owner=own)
 
 
 @bp.post("/privacy/erase")
 def erase() -> Response | str:
-    """Erase every match of this browser, its links and its key, after the player confirms."""
-    owner = current_owner()
+    """Erase what this device may erase (counter.services.forgetting) and start it afresh,
+    after the player confirms."""
+    device = this_device()
+    nonce = forms.nonce()
     if not forms.confirmed():
-        count = matches.count(owner=owner)
         return confirm_page(
             title=gettext("Erase everything?"),
-            message=ngettext(
-                "%(num)s match with all its deals, its share link and device links, and this "
-                "browser's key will be deleted for good. Other devices that continue these "
-                "matches lose them too.",
-                "%(num)s matches with all their deals, their share links and device links, and "
-                "this browser's key will be deleted for good. Other devices that continue these "
-                "matches lose them too.",
-                count,
-            ),
+            message=_what_goes(device),
             action=url_for("privacy.erase"),
-            fields={},
+            fields={"rotation": nonce},
             button=gettext("Erase everything"),
             back=url_for("privacy.privacy"),
             danger=True,
         )
-    erased = None if owner is None else keys.erase_everything(device=ensure_device())
-    changed()
-    flash(
-        ngettext(
-            "Erased: %(num)s match. This browser starts afresh.",
-            "Erased: %(num)s matches. This browser starts afresh.",
-            0 if erased is None else erased.matches,
+    erased = None
+    if device is not None:
+        erased = forgetting.erase_everything(
+            token=device.token, nonce=nonce, secret=current_app.config["SECRET_KEY"]
         )
-    )
+        new_token(erased.token)
+    if erased is not None and erased.matches is None:
+        flash(gettext("Everything was erased already. This browser starts afresh."))
+    else:
+        flash(
+            ngettext(
+                "Erased: %(num)s match. This browser starts afresh.",
+                "Erased: %(num)s matches. This browser starts afresh.",
+                0 if erased is None else erased.matches,
+            )
+        )
     response = redirect(url_for("play.home"))
     # And what this browser kept of them: the counter page's stored copy and outbox
     # (static/outbox.js) and the service worker's cache. Browsers do this over HTTPS and at
     # localhost; over plain http the page asks the server, which no longer has them.
     response.headers["Clear-Site-Data"] = '"storage"'
     return response
+
+
+def _what_goes(device: Device | None) -> str:
+    count = _own_count(device)
+    if device is not None and ranks.has_maker(owner=device.owner, device_id=device.id):
+        guest: str = ngettext(
+            "This device stops continuing the other device's matches, which stay there. Its "
+            "own %(num)s match from before it joined, its links and its key are deleted for good.",
+            "This device stops continuing the other device's matches, which stay there. Its "
+            "own %(num)s matches from before it joined, its links and its key are deleted for "
+            "good.",
+            count,
+        )
+        return guest
+    first: str = ngettext(
+        "%(num)s match with all its deals, its share link and device links, and this "
+        "browser's key will be deleted for good. Other devices that continue these "
+        "matches lose them too.",
+        "%(num)s matches with all their deals, their share links and device links, and "
+        "this browser's key will be deleted for good. Other devices that continue these "
+        "matches lose them too.",
+        count,
+    )
+    return first

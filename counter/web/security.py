@@ -5,12 +5,13 @@ built only for a trusted host and the port the site was reached on."""
 from __future__ import annotations
 
 from flask import Blueprint, Flask, Request, Response, abort, request
-from flask.sessions import SecureCookieSessionInterface
+from flask.sessions import SecureCookieSessionInterface, SessionMixin
 from flask_babel import gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from counter.web.browser import stale_cookie
 from counter.web.errors import error_response
 from counter.web.hosts import ReachedHost
 
@@ -49,10 +50,14 @@ PUBLIC_ENDPOINTS = frozenset(
 
 
 class SessionCookies(SecureCookieSessionInterface):
-    """The session cookie is Secure on HTTPS requests (behind a proxy too, via ProxyFix)."""
+    """The session cookie is Secure on HTTPS requests (behind a proxy too, via ProxyFix), and
+    never sent back naming a device token that was replaced."""
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+    def should_set_cookie(self, app: Flask, session: SessionMixin) -> bool:
+        return not stale_cookie() and super().should_set_cookie(app, session)
 
 
 def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:

@@ -366,3 +366,36 @@ def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
     expect(offer).to_be_visible()
     offer.get_by_role("button", name="Stay on this one").click()
     expect(offer).to_have_count(0)
+
+
+def test_the_phone_that_opened_the_link_cannot_take_the_matches_away(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """Whoever scanned the QR code forgets other devices and erases everything: the phone
+    that shared it keeps its match, and is listed as the one that shared it."""
+    a, c = two_phones
+    c.goto("/privacy")
+    expect(c.get_by_text("(shared the matches with this one)")).to_be_visible()
+    expect(c.get_by_role("button", name="Remove")).to_have_count(0)
+    for step in ("Forget other devices", "Erase everything"):
+        c.get_by_role("button", name=step).click()
+        c.get_by_role("button", name=step).click()  # the confirmation
+        c.goto("/privacy")
+    a.reload()
+    expect(score(a, 1)).to_have_text("1")
+    a.goto("/privacy")
+    expect(a.get_by_text("No other device keeps these matches.")).to_be_visible()
+
+
+def test_a_double_tap_on_forget_other_devices_keeps_this_phone_playing(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    a.goto("/privacy")
+    a.get_by_role("button", name="Forget other devices").click()
+    a.get_by_role("button", name="Forget other devices").dblclick()  # the confirmation, twice
+    expect(a.get_by_text("Other devices no longer have this browser's matches.")).to_be_visible()
+    a.goto("/")
+    expect(score(a, 1)).to_have_text("1")
+    c.reload()
+    expect(score(c, 1)).to_have_text("0")

@@ -12,17 +12,9 @@ from sqlalchemy import func, select, update
 
 from counter.storage.models import DeviceLink, Match, db, utcnow
 
-from helpers import api_deal, api_play, api_start, at_once, same_browser, submit
+from helpers import api_deal, api_play, api_start, at_once, make_link, same_browser, submit
 
 UA_ANDROID = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/120.0 Mobile Safari/537.36"
-
-
-def make_link(client: FlaskClient) -> str:
-    page = submit(client, "/device-link").get_data(as_text=True)
-    found = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
-    assert found, "no link on the page"
-    assert "<svg" in page  # the QR code, drawn by the app
-    return found.group(1)
 
 
 def test_a_device_link_moves_the_matches_to_another_device(
@@ -302,9 +294,9 @@ def test_an_answer_sent_before_the_key_changed_does_not_bring_the_old_key_back(
     form = {**forget_form(client), "confirmed": "1"}
     assert client.post("/devices/forget", data=form).status_code == 302
     answer = late.get("/")  # answered after the rotation
-    if (cookie := late.get_cookie("session")) is not None:
-        client.set_cookie("session", cookie.value)
     assert answer.status_code == 200
+    if (cookie := answer.headers.get("Set-Cookie")) is not None:
+        client.set_cookie("session", cookie.split(";")[0].removeprefix("session="))
     assert client.get(f"/api/matches/{match['id']}").status_code == 200
 
 

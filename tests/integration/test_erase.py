@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from helpers import api_deal, api_start, key_of, submit
+from helpers import api_deal, api_start, key_of, privacy_form
 
 pytestmark = pytest.mark.sqlite_files  # PostgreSQL's files are its own: conftest.py
 NAMES = ["Zlatomira", "Радослава"]
@@ -61,5 +61,5 @@ def test_after_an_erase_no_file_of_the_database_holds_a_trace(
     checkpoint(app)  # the data is in the database file as well as in the log
     other = app.test_client()  # and another browser's writes follow in the log
     api_deal(other, api_start(other)["id"], 2, "normal", request_id="someone-else")
-    assert submit(client, "/privacy/erase", confirmed="1").status_code == 302
+    assert privacy_form(client, action="/privacy/erase", confirmed="1").status_code == 302
     assert leftovers(app, secrets) == {name: [] for name in leftovers(app, [])}

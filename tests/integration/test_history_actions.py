@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from counter.storage.models import Deal, DeviceLink, Match, db
 
-from helpers import api_play, api_start, key_of, submit, tap, win_match
+from helpers import api_play, api_start, key_of, privacy_form, submit, tap, win_match
 
 BULGARIAN = {"Accept-Language": "bg"}
 
@@ -129,7 +129,7 @@ def test_the_statistics_forget_a_deleted_match(client: FlaskClient) -> None:
 def test_erasing_asks_first_and_says_what_goes(client: FlaskClient) -> None:
     api_start(client)
     api_start(client)
-    asked = submit(client, "/privacy/erase").get_data(as_text=True)
+    asked = privacy_form(client, action="/privacy/erase").get_data(as_text=True)
     assert "2 matches with all their deals" in asked
     assert "Other devices that continue these matches lose them too." in asked
     assert len(client.get("/api/matches").json["matches"]) == 2
@@ -143,7 +143,7 @@ def test_erasing_everything_leaves_nothing_and_a_new_key(
     old_key = key_of(client)
     old_cookie = client.get_cookie("session")
     assert old_cookie is not None
-    assert submit(client, "/privacy/erase", confirmed="1").status_code == 302
+    assert privacy_form(client, action="/privacy/erase", confirmed="1").status_code == 302
     new_key = key_of(client)
     assert new_key is not None
     assert new_key != old_key
@@ -159,7 +159,7 @@ def test_erasing_everything_leaves_nothing_and_a_new_key(
 
 def test_an_erase_tells_the_browser_to_drop_what_it_kept(client: FlaskClient) -> None:
     api_start(client, players=["Ivan", "Maria"])
-    erased = submit(client, "/privacy/erase", confirmed="1")
+    erased = privacy_form(client, action="/privacy/erase", confirmed="1")
     assert erased.headers["Clear-Site-Data"] == '"storage"'
 
 

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from counter.game import match as game
 from counter.game.refusals import Conflict
-from counter.services import archive, devices, keys, matches
+from counter.services import archive, devices, forgetting, matches
 from counter.services.matches import TooManyMatches
 from counter.storage import repository
-from counter.storage.models import Match, db
+from counter.storage.models import Device, Match, db
 from counter.web import import_size
 
 from apps import make_app
@@ -282,10 +282,34 @@ def test_an_import_whose_key_went_while_its_file_was_read_stores_nothing(
     with app.app_context():
         device = devices.register(owner=None, label="a phone")
         checked = archive.read_document(bulk_export(3))
-        if meanwhile == "erase":
-            keys.erase_everything(device=device)
-        else:
-            keys.rotate_key(owner=device.owner, fresh="f" * 43, device_id=device.id)
+        step = forgetting.erase_everything if meanwhile == "erase" else forgetting.forget_others
+        step(token=device.token, nonce="n" * 22, secret=app.config["SECRET_KEY"])
         with pytest.raises(Conflict, match="nothing was imported"):
             archive.import_matches(owner=device.owner, matches=checked)
         assert db.session.scalar(select(func.count(Match.id))) == 0
+
+
+@pytest.mark.parametrize("meanwhile", ["erased", "was removed"])
+def test_an_import_of_a_guest_that_left_meanwhile_stores_nothing_under_the_makers_key(
+    app: Flask, meanwhile: str
+) -> None:
+    """A device that came by a link began an import, then erased (leaving the key) or was
+    removed by the device that brought it: its file never lands among that device's
+    matches."""
+    with app.app_context():
+        maker = devices.register(owner=None, label="the maker")
+        guest = devices.register(owner=maker.owner, label="the guest")
+        brought = update(Device).where(Device.id == guest.id).values(brought_by=maker.id)
+        db.session.execute(brought)
+        db.session.commit()
+        checked = archive.read_document(bulk_export(3))
+        if meanwhile == "erased":
+            forgetting.erase_everything(
+                token=guest.token, nonce="n" * 22, secret=app.config["SECRET_KEY"]
+            )
+        else:
+            devices.forget_device(owner=maker.owner, asking=maker.id, device_id=guest.id)
+        with pytest.raises(Conflict, match="nothing was imported"):
+            archive.import_matches(owner=guest.owner, matches=checked, device_id=guest.id)
+        assert db.session.scalar(select(func.count(Match.id))) == 0
+        assert devices.holds(owner=maker.owner, device_id=maker.id)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import event
+from sqlalchemy import event, update
 
 from counter import create_app
-from counter.storage.models import db
+from counter.services.devices import SEEN_EVERY
+from counter.storage.models import Device, db, utcnow
 
 from apps import make_app
 from helpers import api_play, api_start, page_form, tap
@@ -84,16 +86,26 @@ def test_the_session_cookie_is_not_marked_secure_over_plain_http(client: FlaskCl
     assert "Secure" not in response.headers["Set-Cookie"]
 
 
-def test_a_session_cookie_a_day_old_is_sent_again_for_another_year(
-    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+def test_a_session_cookie_is_sent_again_for_another_year_when_its_device_is_back(
+    app: Flask, client: FlaskClient
 ) -> None:
     client.post("/api/matches", json={})
-    later = time.time() + 2 * 24 * 3600
-    monkeypatch.setattr(time, "time", lambda: later)  # itsdangerous reads the clock here
+    with app.app_context():
+        away = update(Device).values(seen_at=utcnow() - SEEN_EVERY - timedelta(seconds=1))
+        db.session.execute(away)
+        db.session.commit()
     again = client.get("/api/matches/current")
     assert again.status_code == 200
-    assert "Set-Cookie" in again.headers
     assert "Expires=" in again.headers["Set-Cookie"]
+
+
+def test_an_answer_that_changes_nothing_sends_no_cookie(client: FlaskClient) -> None:
+    """Nor can an answer to a request sent before "Forget other devices" bring back the
+    cookie it came with (tests/integration/test_copied_cookie.py)."""
+    client.post("/api/matches", json={})
+    client.get("/")
+    assert "Set-Cookie" not in client.get("/api/matches/current").headers
+    assert "Set-Cookie" not in client.get("/").headers
 
 
 def test_a_session_cookie_checked_before_is_refused_once_it_is_over_a_year_old(
