@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
 from counter.storage.models import Evening, EveningPlayer, EveningTable, Match, db
-from tests.helpers import api_deal, api_start, at_once, page_field, win_match
+from tests.helpers import api_deal, api_start, at_once, page_field, privacy_form, win_match
 
 SIX = ["Ана", "Борис", "Вера", "Галя", "Дени", "Емо"]
 
@@ -168,7 +168,7 @@ def test_a_table_link_reaches_its_match_and_nothing_else(app: Flask, client: Fla
     assert phone.delete(f"/api/matches/{table.match_id}").status_code == 409
     assert phone.get("/api/export").json["matches"] == []  # type: ignore[index]
     assert phone.get(f"/evenings/{evening}").status_code == 404
-    assert host_form(phone, "/privacy/erase", confirmed="1").status_code == 302
+    assert privacy_form(phone, action="/privacy/erase", confirmed="1").status_code == 302
     with app.app_context():  # the phone erased its own, none of the host's
         assert db.session.scalar(select(func.count(Match.id))) == 2
         assert len(db.session.get_one(Match, table.match_id).deals) == 1
@@ -269,7 +269,7 @@ def test_the_board_and_the_history(app: Flask, client: FlaskClient) -> None:
 def test_erasing_everything_erases_the_evenings(app: Flask, client: FlaskClient) -> None:
     evening = create(client, SIX[:2])
     start_round(client, evening, 1)
-    assert host_form(client, "/privacy/erase", confirmed="1").status_code == 302
+    assert privacy_form(client, action="/privacy/erase", confirmed="1").status_code == 302
     with app.app_context():
         assert db.session.scalar(select(func.count(Evening.id))) == 0
         assert db.session.scalar(select(func.count(EveningTable.id))) == 0
