@@ -64,8 +64,10 @@ export async function settle(change, answer) {
   if (asking || !waiting) return; // answered
   asking = true;
   try {
-    const choice = await ask(waiting.ask.question, waiting.ask.same, waiting.ask.add, { required: true });
-    if (choice) decide(change.id, choice === "no");
+    const { question, same, mine, add } = waiting.ask;
+    const answers = [["same", same], ...(mine ? [["mine", mine]] : []), ["add", add]];
+    const choice = await ask(question, answers, { required: true });
+    if (choice) decide(change.id, choice);
     else setTimeout(() => settle(waiting, waiting), 3000); // closed unanswered: asked again soon
   } finally {
     asking = false;
@@ -87,9 +89,11 @@ function keep(change, answer) {
   outbox.show.draw();
 }
 
-// "Same deal": this phone's deal leaves the outbox. "Add mine": it goes again, after the
+// "Same deal": this phone's deal leaves the outbox. "Mine": it corrects the other phone's
+// deal instead (a PATCH of that deal, docs/sync.md). "Add mine": it goes again, after the
 // deals the match has now. Either way the later deals of that match follow on from it.
-function decide(id, addMine) {
+function decide(id, choice) {
+  const addMine = choice === "add";
   outbox.reread();
   const { state } = outbox;
   const index = state.outbox.findIndex((each) => each.id === id);
@@ -103,6 +107,10 @@ function decide(id, addMine) {
   if (addMine) {
     change.after = known;
     delete change.ask;
+  } else if (choice === "mine") {
+    Object.assign(change, { kind: "correct", number: change.ask.deal, tried: false });
+    delete change.ask;
+    delete change.after;
   } else {
     outbox.takeOut((each) => each === change);
   }

@@ -345,12 +345,35 @@ def test_two_phones_that_disagree_about_one_deal_are_asked_not_both_counted(
     expect(score(c, 1)).to_have_text("2", timeout=LIVE_MS)
     button(c, 2, "schneider").click()
     question = c.locator("dialog.ask")
-    expect(question).to_contain_text("Another phone recorded deal 2")
-    expect(question).to_contain_text("+2 Boris")
-    question.get_by_role("button", name="Same deal, keep one").click()
+    expect(question).to_contain_text("Another phone recorded deal 2: +1 Ana")
+    expect(question).to_contain_text("This phone: +2 Boris")
+    question.get_by_role("button", name="The other phone's").click()
     all_saved(c)
     assert [p["score"] for p in match_of(c)["players"]] == [2, 0]
     assert len(match_of(a)["deals"]) == 2
+
+
+def test_the_phone_that_was_right_corrects_the_other_phones_deal(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """A records +1 Ana, C +2 Boris for the same deal, and C's player says "Mine": deal 2
+    becomes +2 Boris, on both phones, and no third deal is recorded."""
+    a, c = two_phones
+    tap(a, 1, "normal")
+    expect(score(c, 1)).to_have_text("2", timeout=LIVE_MS)
+    button(c, 2, "schneider").click()
+    question = c.locator("dialog.ask")
+    question.get_by_role("button", name="Mine", exact=True).click()
+    expect(score(c, 1)).to_have_text("1")
+    expect(score(c, 2)).to_have_text("2")
+    all_saved(c)
+    deals = match_of(c)["deals"]
+    assert [(deal["player"], deal["outcome"]) for deal in deals] == [
+        (1, "normal"),
+        (2, "schneider"),
+    ]
+    expect(score(a, 1)).to_have_text("1", timeout=LIVE_MS)
+    expect(score(a, 2)).to_have_text("2")
 
 
 def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
