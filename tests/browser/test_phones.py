@@ -379,13 +379,58 @@ def test_the_phone_that_was_right_corrects_the_other_phones_deal(
 def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
     two_phones: tuple[Page, Page],
 ) -> None:
-    """A tap on the old match does not take the offer away; "Stay on this one" does."""
+    """An Undo on the old match does not take the offer away; "Stay on this one" does."""
     a, c = two_phones
     start_new_match(c)
     all_saved(c)
     offer = a.locator("[data-offer]")
     expect(offer).to_be_visible(timeout=LIVE_MS)
-    tap(a, 2, "normal")
+    a.locator("form.undo button").click()
+    expect(score(a, 1)).to_have_text("0")
     expect(offer).to_be_visible()
     offer.get_by_role("button", name="Stay on this one").click()
     expect(offer).to_have_count(0)
+    tap(a, 2, "normal")  # asked nothing: the player chose this match
+
+
+def offered_then_tapped(a: Page, c: Page) -> Any:
+    """C starts a new match; A, offered it, taps +1 Boris: A is asked which match it is for."""
+    start_new_match(c)
+    all_saved(c)
+    expect(a.locator("[data-offer]")).to_be_visible(timeout=LIVE_MS)
+    button(a, 2, "normal").click()
+    question = a.locator("dialog.ask")
+    expect(question).to_contain_text(
+        "Another phone started a new match: Ana – Boris. Which match is this deal for?"
+    )
+    expect(a.locator(".deals tbody tr")).to_have_count(1)  # nothing recorded before the answer
+    return question
+
+
+def test_a_deal_tapped_while_another_phones_new_match_is_offered_can_go_there(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    ours = match_of(a)["id"]
+    offered_then_tapped(a, c).get_by_role("button", name="For the new match").click()
+    expect(score(a, 2)).to_have_text("1")
+    expect(score(a, 1)).to_have_text("0")
+    all_saved(a)
+    assert match_of(a)["id"] == match_of(c)["id"] != ours
+    assert [p["score"] for p in match_of(a)["players"]] == [0, 1]
+    expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)
+    expect(a.locator("[data-offer]")).to_have_count(0)
+
+
+def test_a_deal_tapped_while_another_phones_new_match_is_offered_can_stay_here(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    ours = match_of(a)["id"]
+    offered_then_tapped(a, c).get_by_role("button", name="For this match").click()
+    expect(score(a, 2)).to_have_text("1")
+    expect(score(a, 1)).to_have_text("1")
+    all_saved(a)
+    assert match_of(a)["id"] == ours
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 1]
+    expect(a.locator("[data-offer]")).to_have_count(0)
