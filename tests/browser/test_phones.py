@@ -407,30 +407,21 @@ def offered_then_tapped(a: Page, c: Page) -> Any:
     return question
 
 
-def test_a_deal_tapped_while_another_phones_new_match_is_offered_can_go_there(
-    two_phones: tuple[Page, Page],
+@pytest.mark.parametrize(
+    ("answer", "goes_to_the_new_match", "scores"),
+    [("For the new match", True, [0, 1]), ("For this match", False, [1, 1])],
+)
+def test_a_deal_tapped_while_another_phones_new_match_is_offered_goes_where_the_player_says(
+    two_phones: tuple[Page, Page], answer: str, goes_to_the_new_match: bool, scores: list[int]
 ) -> None:
     a, c = two_phones
     ours = match_of(a)["id"]
-    offered_then_tapped(a, c).get_by_role("button", name="For the new match").click()
-    expect(score(a, 2)).to_have_text("1")
-    expect(score(a, 1)).to_have_text("0")
+    offered_then_tapped(a, c).get_by_role("button", name=answer).click()
+    expect(score(a, 2)).to_have_text(str(scores[1]))
+    expect(score(a, 1)).to_have_text(str(scores[0]))
     all_saved(a)
-    assert match_of(a)["id"] == match_of(c)["id"] != ours
-    assert [p["score"] for p in match_of(a)["players"]] == [0, 1]
-    expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)
+    assert (match_of(a)["id"] != ours) is goes_to_the_new_match
+    assert [p["score"] for p in match_of(a)["players"]] == scores
     expect(a.locator("[data-offer]")).to_have_count(0)
-
-
-def test_a_deal_tapped_while_another_phones_new_match_is_offered_can_stay_here(
-    two_phones: tuple[Page, Page],
-) -> None:
-    a, c = two_phones
-    ours = match_of(a)["id"]
-    offered_then_tapped(a, c).get_by_role("button", name="For this match").click()
-    expect(score(a, 2)).to_have_text("1")
-    expect(score(a, 1)).to_have_text("1")
-    all_saved(a)
-    assert match_of(a)["id"] == ours
-    assert [p["score"] for p in match_of(a)["players"]] == [1, 1]
-    expect(a.locator("[data-offer]")).to_have_count(0)
+    if goes_to_the_new_match:
+        expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)
