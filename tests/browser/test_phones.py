@@ -17,6 +17,7 @@ from phones import (
     button,
     joined,
     name_players,
+    open_settings,
     phone,
     score,
     server_match,
@@ -62,6 +63,7 @@ def take_the_offer(page: Page) -> None:
 
 def start_new_match(page: Page) -> None:
     """New match, on the phone's settings, confirmed (the match on it is not finished)."""
+    open_settings(page)
     page.locator(".new-match button").click()
     page.locator("dialog.ask button[value=yes]").click()
 
@@ -118,6 +120,7 @@ def test_a_phone_keeps_its_match_while_another_plays_elsewhere(
     offer = a.locator("[data-offer]")
     expect(offer).to_contain_text("Another phone started a new match", timeout=LIVE_MS)
     expect(score(a, 1)).to_have_text("1")
+    offer.get_by_role("button", name="Stay on this one").click()
     tap(a, 2, "schwarz")
     all_saved(a)
     assert match_of(a)["id"] == ours
