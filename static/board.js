@@ -10,8 +10,8 @@ export const fill = (template, values = {}) => template.replace(/%\((\w+)\)s/g, 
 export const $ = (selector, within = root) => within.querySelector(selector);
 export const $$ = (selector, within = root) => [...within.querySelectorAll(selector)];
 
-// Each outcome's name, as its button says it.
-const outcomeName = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
+// Each outcome's name, as its button says it; a mistake as the opponent's (words.py's deal_note).
+const outcomeName = (outcome) => words.received?.[outcome] ?? $(`button.deal[value="${outcome}"] .kind`).textContent;
 const receives = (match, deal) =>
   fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
 

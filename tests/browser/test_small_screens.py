@@ -149,6 +149,24 @@ def test_two_long_names_that_begin_alike_stay_apart_in_the_score_cards(
     context.close()
 
 
+def test_before_the_first_deal_the_dealer_is_said_and_the_other_card_offers_the_choice(
+    browser: Browser, server: str
+) -> None:
+    """In Bulgarian „Раздава“ on both cards read as two dealers: the card not chosen says
+    „Нека раздава“, whole at 320 px, and says „Раздава“ once chosen."""
+    context = phone(browser, server, viewport={"width": 320, "height": 568}, locale="bg-BG")
+    page = context.new_page()
+    page.goto("/")
+    first, second = (page.locator(f'.player[data-seat="{seat}"] .first-dealer') for seat in (1, 2))
+    expect(first).to_have_text("Раздава", use_inner_text=True)
+    expect(second).to_have_text("Нека раздава", use_inner_text=True)
+    assert off_screen(page, ".first-dealer, .under .games") == []
+    second.click()
+    expect(second).to_have_text("Раздава", use_inner_text=True)
+    expect(first).to_have_text("Нека раздава", use_inner_text=True)
+    context.close()
+
+
 def test_delete_and_erase_look_destructive_not_like_going_on(browser: Browser, server: str) -> None:
     page = during_a_match(browser, server, (390, 844))
     tap(page, 2, "normal")

@@ -76,7 +76,21 @@ def test_undo_takes_back_the_last_deal_and_says_which(client: FlaskClient) -> No
     assert response.status_code == 302
     page = text_of(client.get("/"))
     assert scores_on(page) == ["1", "0"]
-    assert "Deal 2 undone: +2 Player 2 · Wrong 66." in page
+    assert "Deal 2 undone: +2 Player 2 · Opponent&#39;s wrong 66." in page
+
+
+@pytest.mark.parametrize(
+    ("language", "named"),
+    [("en", "Opponent&#39;s failed close"), ("bg", "Неуспешно затваряне на противника")],
+)
+def test_the_deal_list_names_a_mistake_as_the_opponents(
+    client: FlaskClient, language: str, named: str
+) -> None:
+    """ "+2 Иван · Неуспешно затваряне" reads as Иван's own failed close: the list says whose."""
+    client.set_cookie("lang", language)
+    tap(client, 1, "failed_close")
+    rows = text_of(client.get("/")).split("<tbody>")[1]
+    assert named in rows
 
 
 def test_undo_is_disabled_before_the_first_deal(client: FlaskClient) -> None:
