@@ -85,6 +85,12 @@ function drawPlayers(match) {
       label.textContent = player.name;
       label.title = player.name;
     }
+    // In its card each word of the name is a span of its own: a line breaks between words
+    // only, never at a hyphen inside one (macros.html draws it the same way).
+    const parts = player.name
+      .split(" ")
+      .map((word) => Object.assign(document.createElement("span"), { textContent: word }));
+    $(".name", card).replaceChildren(...parts.flatMap((word, index) => (index ? [" ", word] : [word])));
     if (shownBefore[`name${player.seat}`] !== player.name) {
       const field = $(`#player${player.seat}`); // a name not given yet is its placeholder
       field.value = player.name === field.placeholder ? "" : player.name;

@@ -120,7 +120,11 @@ def test_the_deal_list_is_one_screen_below_the_buttons_and_the_line_keeps_the_sc
 
 LAST_WORD_SHOWN = """card => {
   const name = card.querySelector(".name");
-  const text = name.firstChild;
+  const walker = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+  let text = null;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.data.trim()) text = node;
+  }
   const range = document.createRange();
   range.setStart(text, text.data.lastIndexOf(" ") + 1);
   range.setEnd(text, text.data.length);
