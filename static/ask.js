@@ -1,23 +1,20 @@
 // A question in the page, for a step that is not taken back in one tap: a modal dialog
-// with the step's own words on its buttons. Answers "yes", "no", or "" when closed
-// unanswered (one that is `required` is not closed by a first Escape). Loaded when first
-// needed.
+// with the step's own words on its buttons. `answers`: [value, words] each, the first
+// the one a player most often means. Answers a value, or "" when closed unanswered (one
+// that is `required` is not closed by a first Escape). Loaded when first needed.
 
-export function ask(text, yes, no, { required = false } = {}) {
+export function ask(text, answers, { required = false } = {}) {
   const dialog = document.createElement("dialog");
   dialog.className = "ask";
   const question = document.createElement("p");
   question.textContent = text;
   const buttons = document.createElement("form");
   buttons.method = "dialog";
-  for (const [value, label] of [
-    ["yes", yes],
-    ["no", no],
-  ]) {
+  for (const [value, label] of answers) {
     const button = document.createElement("button");
     button.value = value;
     button.textContent = label;
-    if (value === "yes") button.className = "primary";
+    if (value === answers[0][0]) button.className = "primary";
     buttons.append(button);
   }
   dialog.append(question, buttons);

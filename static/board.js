@@ -10,8 +10,8 @@ export const fill = (template, values = {}) => template.replace(/%\((\w+)\)s/g, 
 export const $ = (selector, within = root) => within.querySelector(selector);
 export const $$ = (selector, within = root) => [...within.querySelectorAll(selector)];
 
-// Each outcome's name, as its button says it.
-const outcomeName = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
+// Each outcome's name, as its button says it; a mistake as the opponent's (words.py's deal_note).
+const outcomeName = (outcome) => words.received?.[outcome] ?? $(`button.deal[value="${outcome}"] .kind`).textContent;
 const receives = (match, deal) =>
   fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
 
@@ -85,6 +85,12 @@ function drawPlayers(match) {
       label.textContent = player.name;
       label.title = player.name;
     }
+    // In its card each word of the name is a span of its own: a line breaks between words
+    // only, never at a hyphen inside one (macros.html draws it the same way).
+    const parts = player.name
+      .split(" ")
+      .map((word) => Object.assign(document.createElement("span"), { textContent: word }));
+    $(".name", card).replaceChildren(...parts.flatMap((word, index) => (index ? [" ", word] : [word])));
     if (shownBefore[`name${player.seat}`] !== player.name) {
       const field = $(`#player${player.seat}`); // a name not given yet is its placeholder
       field.value = player.name === field.placeholder ? "" : player.name;

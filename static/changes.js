@@ -80,6 +80,10 @@ export function request(change, state) {
         : `number=${change.number}`;
       return ["DELETE", `${match}/deals/last?${which}`];
     }
+    case "correct": {
+      const { player, outcome, number } = change;
+      return ["PATCH", `${match}/deals/${number}`, { player, outcome }];
+    }
     default: {
       const body = {};
       for (const name of ["target", "players", "rules", "first_dealer", "play_on"]) {

@@ -40,6 +40,17 @@ function tapDeal(player, outcome) {
     return;
   }
   lastChange = now;
+  // Another phone's new match is offered: the player says which match this deal is for.
+  if ($("[data-offer]")) {
+    otherPhone()
+      .then((module) => module.dealGoesTo())
+      .then((goes) => goes && record(player, outcome), fail);
+    return;
+  }
+  record(player, outcome);
+}
+
+function record(player, outcome) {
   const match = matchUid();
   const seat = player ? Number(player) : null;
   const before = view();

@@ -8,6 +8,8 @@ import * as outbox from "./outbox.js";
 // The new matches offered on this page: each once, however often its stream comes back
 // (the server says it again to every stream of the old match: a phone back at the table).
 const offered = new Set();
+// The offer on the screen, with the server's words: a deal tapped while it stands is asked about.
+let standing = null;
 
 // Another phone that showed this match started a new one: show it here too, if wanted.
 export function offer(event) {
@@ -32,17 +34,39 @@ export function offer(event) {
     " ",
     answer(next.button, () => follow(next.id)),
     " ",
-    answer(next.keep, () => message.remove()),
+    answer(next.keep, () => withdrawOffer()),
   );
   $("[data-offer]")?.remove();
   $("[data-status]").before(message);
+  standing = next;
+}
+
+function withdrawOffer() {
+  $("[data-offer]")?.remove();
+  standing = null;
+}
+
+// A deal tapped while another phone's new match is offered: which match is it for? True
+// once the match it is for is on the screen; false if the player closed the question, or
+// the new match cannot be had (offline): then the tap records nothing.
+export async function dealGoesTo() {
+  if (!standing || !$("[data-offer]")) return true;
+  const { text, which, id } = standing;
+  const answers = [
+    ["new", standing.new],
+    ["old", standing.old],
+  ];
+  const where = await ask(`${text} ${which}`, answers, { required: true });
+  if (where === "new") return follow(id);
+  if (where === "old") withdrawOffer();
+  return where === "old";
 }
 
 async function follow(id) {
-  $("[data-offer]")?.remove();
   const resumed = fetch(`/api/matches/${id}/resume`, { method: "POST", credentials: "same-origin" });
   const response = await resumed.catch(() => null);
-  if (!response?.ok) return; // offline, finished or deleted meanwhile: this match stays
+  if (!response?.ok) return false; // offline, finished or deleted meanwhile: this match stays
+  withdrawOffer();
   const match = await response.json();
   outbox.reread();
   const { state } = outbox;
@@ -50,6 +74,7 @@ async function follow(id) {
   state.match = match;
   outbox.save();
   outbox.show.draw();
+  return true;
 }
 
 let asking = false;
@@ -64,8 +89,10 @@ export async function settle(change, answer) {
   if (asking || !waiting) return; // answered
   asking = true;
   try {
-    const choice = await ask(waiting.ask.question, waiting.ask.same, waiting.ask.add, { required: true });
-    if (choice) decide(change.id, choice === "no");
+    const { question, same, mine, add } = waiting.ask;
+    const answers = [["same", same], ...(mine ? [["mine", mine]] : []), ["add", add]];
+    const choice = await ask(question, answers, { required: true });
+    if (choice) decide(change.id, choice);
     else setTimeout(() => settle(waiting, waiting), 3000); // closed unanswered: asked again soon
   } finally {
     asking = false;
@@ -87,9 +114,11 @@ function keep(change, answer) {
   outbox.show.draw();
 }
 
-// "Same deal": this phone's deal leaves the outbox. "Add mine": it goes again, after the
+// "Same deal": this phone's deal leaves the outbox. "Mine": it corrects the other phone's
+// deal instead (a PATCH of that deal, docs/sync.md). "Add mine": it goes again, after the
 // deals the match has now. Either way the later deals of that match follow on from it.
-function decide(id, addMine) {
+function decide(id, choice) {
+  const addMine = choice === "add";
   outbox.reread();
   const { state } = outbox;
   const index = state.outbox.findIndex((each) => each.id === id);
@@ -103,6 +132,10 @@ function decide(id, addMine) {
   if (addMine) {
     change.after = known;
     delete change.ask;
+  } else if (choice === "mine") {
+    Object.assign(change, { kind: "correct", number: change.ask.deal, tried: false });
+    delete change.ask;
+    delete change.after;
   } else {
     outbox.takeOut((each) => each === change);
   }

@@ -14,7 +14,12 @@ document.head.append(Object.assign(document.createElement("link"), { rel: "style
 // when first needed); the browser's own if that cannot be loaded (offline over plain http).
 async function ask(text, yes) {
   try {
-    return (await (await import("./ask.js")).ask(text, yes, words.cancel)) === "yes";
+    const { ask: inPage } = await import("./ask.js");
+    const answers = [
+      ["yes", yes],
+      ["no", words.cancel],
+    ];
+    return (await inPage(text, answers)) === "yes";
   } catch {
     return window.confirm(text);
   }

@@ -76,6 +76,28 @@ function undo(view, change, rules) {
   return settle(view, rules);
 }
 
+// Another phone's deal `number`, corrected to this phone's result (two phones disagreed,
+// and this one was right): the deals from it on are scored again.
+function correct(view, change, rules) {
+  const deal = view.deals.find((each) => each.number === change.number);
+  const points = view.outcomes[change.outcome]?.points;
+  if (!deal || points === null || points === undefined) return view;
+  Object.assign(deal, { player: change.player, outcome: change.outcome, points, corrected: true, pending: true });
+  let { dealer } = deal;
+  let scores = deal.number > 1 ? view.deals[deal.number - 2].scores : [0, 0];
+  for (const each of view.deals.slice(deal.number - 1)) {
+    scores = [...scores];
+    if (each.player) scores[each.player - 1] += each.points;
+    Object.assign(each, { dealer, scores });
+    dealer = ROLES[rules.dealer[view.rules.next_dealer][each.player ? "won" : "tie"]](dealer, each.player);
+  }
+  view.players.forEach((player, index) => {
+    player.score = scores[index];
+  });
+  view.dealer = dealer;
+  return settle(view, rules);
+}
+
 // A settings change is taken whole or not at all, as the server takes it.
 function settings(view, change, rules) {
   if (change.target !== undefined && change.target !== view.target) {
@@ -130,7 +152,7 @@ function start(view, change, rules) {
   );
 }
 
-const steps = { deal, undo, settings, start };
+const steps = { deal, undo, correct, settings, start };
 
 // The match after `changes`, in order, over the server's `match`; changes for other
 // matches are left out.

@@ -45,6 +45,12 @@ def page_field(html: str, name: str) -> str:
     return match.group(1)
 
 
+def card_names(html: str) -> list[str]:
+    """The players' names as their score cards show them (each word a span of its own)."""
+    cards = re.findall(r'<h3 class="name"[^>]*>(.*?)</h3>', html, flags=re.S)
+    return [re.sub(r"<[^>]+>", "", card) for card in cards]
+
+
 def submit(client: FlaskClient, action: str, **fields: str) -> Any:
     """Post a form as the browser would: with the CSRF token of the page it came from."""
     page = client.get("/").get_data(as_text=True)

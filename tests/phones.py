@@ -114,6 +114,12 @@ def name_players(page: Page, first: str, second: str) -> None:
     expect(page.locator('.player[data-seat="2"] .name')).to_have_text(second)
 
 
+def open_settings(page: Page) -> None:
+    """Unfold the match settings under the deals, as a player taps them open."""
+    if page.locator("details.settings[open]").count() == 0:
+        page.locator("details.settings summary").click()
+
+
 def server_match(page: Page) -> Any:
     """The match the server holds as this browser's current one."""
     return page.evaluate("fetch('/api/matches/current').then(r => r.json())")

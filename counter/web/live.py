@@ -218,6 +218,10 @@ def match_events(match_id: int) -> Response:
             ),
             "button": gettext("Show it here"),
             "keep": gettext("Stay on this one"),
+            # Asked of a deal tapped while the offer stands: no deal goes to either quietly.
+            "which": gettext("Which match is this deal for?"),
+            "new": gettext("For the new match"),
+            "old": gettext("For this match"),
         }
 
     def missed() -> str | None:

@@ -17,13 +17,30 @@ from counter.web import words
 
 def question(
     *, match: MatchView, after: int, seat: Seat | None, outcome: Outcome
-) -> dict[str, str]:
-    """``question``, and the words of its two answers: ``same`` (the deal is one of those
-    the other phone recorded, or is dropped) and ``add`` (it is recorded too)."""
+) -> dict[str, str | int]:
+    """``question``, and the words of its answers: ``same`` (the deal is one of those
+    the other phone recorded, or is dropped) and ``add`` (it is recorded too). When the
+    other phone recorded one deal with another result, also ``mine`` (this phone's result
+    replaces it) and ``deal``, the number of the deal that the answer corrects."""
     deals: Sequence[DealView] = match.deals or ()
     missed = deals[after:]
     points = scoring.score_deal(seat, outcome, match.rules).points
     yours = words.deal_note(match.names, seat, points, outcome)
+    if len(missed) == 1 and (missed[0].player, missed[0].outcome) != (seat, outcome):
+        theirs = missed[0]
+        return {
+            "question": gettext(
+                "Another phone recorded deal %(number)s: %(theirs)s. This phone: %(yours)s. "
+                "Which is right?",
+                number=theirs.number,
+                theirs=words.deal_note(match.names, theirs.player, theirs.points, theirs.outcome),
+                yours=yours,
+            ),
+            "same": gettext("The other phone's"),
+            "mine": gettext("Mine"),
+            "add": gettext("Both: two deals"),
+            "deal": theirs.number,
+        }
     if missed:
         listed = "; ".join(
             f"{deal.number}: {words.deal_note(match.names, deal.player, deal.points, deal.outcome)}"

@@ -109,12 +109,13 @@ def receives(points: int, name: str) -> str:
 
 
 def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: Outcome) -> str:
-    """Like "+2 Иван · Schneider": what a deal gave whom ("±0 Tie" for a tie)."""
+    """Like "+2 Иван · Schneider": what a deal gave whom ("±0 Tie" for a tie); a mistake
+    named as the opponent's ("+2 Иван · Opponent's wrong 66"), not the receiver's."""
     if player is None:
         return f"{NO_POINTS} {outcome_name(outcome)}"
     return DEAL_NOTE % {
         "receives": receives(points, names[player - 1]),
-        "outcome": outcome_name(outcome),
+        "outcome": outcome_name(outcome, received=True),
     }
 
 
@@ -131,6 +132,8 @@ def _script_words(_language: str) -> dict[str, Any]:
         "receives": RECEIVES,
         "noPoints": NO_POINTS,
         "dealNote": DEAL_NOTE,
+        # A mistake named as the opponent's in the notes and the deal list (deal_note).
+        "received": {outcome.value: str(name) for outcome, name in RECEIVED_NAMES.items()},
         "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
         "offline": gettext("Offline"),
         "wins": gettext("%(name)s won the match %(score)s"),

@@ -25,6 +25,7 @@ from phones import (
     held_clock,
     name_players,
     next_tap,
+    open_settings,
     phone,
     score,
     server_match,
@@ -298,12 +299,31 @@ def test_targets_a_score_has_reached_are_off_and_playing_on_asks_first(page: Pag
     assert server_match(page)["winner"] is None
 
 
+@pytest.mark.parametrize("script", [True, False])
+def test_the_settings_are_folded_under_the_deals_one_tap_away(
+    browser: Browser, server: str, script: bool
+) -> None:
+    """The counter is the buttons and the deals: the settings (a new match, names, house
+    rules) open with one tap on their heading, with or without the page's script."""
+    context = phone(browser, server, java_script_enabled=script)
+    page = context.new_page()
+    page.goto("/")
+    settings = page.locator("details.settings")
+    expect(page.locator(".new-match button")).to_be_hidden()
+    expect(page.locator("#rule-ties")).to_be_hidden()
+    settings.locator("summary").click()
+    expect(page.locator(".new-match button")).to_be_visible()
+    expect(page.locator("#rule-ties")).to_be_visible()
+    context.close()
+
+
 def test_a_new_match_asks_first_and_keeps_the_names(page: Page) -> None:
     page.goto("/")
     no_reload_marker(page)
     name_players(page, "Ivan", "Maria")
     tap(page, 1, "normal")
     next_tap(page)
+    open_settings(page)
     page.locator(".new-match button").click()
     dialog = page.locator("dialog.ask")
     expect(dialog).to_contain_text("Ivan – Maria 1:0 stays in the history")
@@ -338,6 +358,7 @@ def test_a_deal_entered_wrong_is_corrected_from_the_list(page: Page) -> None:
 def test_a_tie_is_recorded_where_the_house_rules_allow_it(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "normal")
+    open_settings(page)
     page.select_option("#rule-ties", "no_points")
     page.locator(".rules-form button").click()
     expect(page.locator(".tie button")).to_be_visible()  # no reload: the rules came as data
@@ -356,6 +377,7 @@ def test_a_preset_shows_what_it_sets_and_keeps_a_rule_chosen_beside_it(page: Pag
     page.locator(".targets button[value='15']").click()
     tap(page, 1, "normal")
     all_saved(page)
+    open_settings(page)
     page.select_option("#rules-preset", "clubs")
     expect(page.locator("#rule-failed_close")).to_have_value("always_3")
     expect(page.locator("#rule-next_dealer")).to_have_value("alternate")
@@ -380,6 +402,7 @@ def test_without_script_a_preset_keeps_a_rule_chosen_beside_it(
     page = context.new_page()
     page.goto("/")
     page.locator("form.seat1 button[value=normal]").click()
+    open_settings(page)
     page.select_option("#rules-preset", "clubs")
     page.select_option("#rule-ties", "no_points")
     page.locator(".rules-form button").click()
@@ -395,6 +418,7 @@ def test_a_house_rule_being_chosen_stays_when_the_match_comes_again(page: Page) 
     page.goto("/")
     tap(page, 1, "normal")
     all_saved(page)
+    open_settings(page)
     page.select_option("#rule-ties", "no_points")  # chosen, not saved yet
     page.evaluate(
         """async () => {
@@ -506,6 +530,7 @@ def test_the_counter_works_without_javascript(browser: Browser, server: str) -> 
     page.locator(".undo button").click()
     expect(score(page, 2)).to_have_text("0")
     button(page, 1, "normal").click()
+    open_settings(page)
     page.locator(".new-match button").click()  # asks first, on a page of its own
     expect(page.locator("h1")).to_have_text("Start a new match?")
     page.locator(".confirm button").click()
@@ -547,6 +572,7 @@ def test_an_offline_evening_reaches_the_server_in_order(browser: Browser, server
     tap(page, 1, "schneider")
     tap(page, 2, "failed_close")
     next_tap(page)
+    open_settings(page)
     page.locator(".new-match button").click()
     page.locator("dialog.ask button[value=yes]").click()
     expect(page.locator(".deals tbody tr")).to_have_count(0)
@@ -740,6 +766,7 @@ def test_at_a_plain_http_address_taps_undo_and_settings_reach_the_server_once(
     next_tap(page)
     page.locator(".undo button").click()
     expect(page.locator(".deals tbody tr")).to_have_count(2)
+    open_settings(page)
     page.select_option("#rule-failed_close", "always_3")
     page.locator(".rules-form button").click()
     tap(page, 2, "failed_close")
@@ -1362,6 +1389,7 @@ def test_no_accessibility_violations_on_any_page(
         results = axe.run(page)
         found[path] = [violation["id"] for violation in results.response["violations"]]
     page.goto("/")
+    open_settings(page)
     page.locator(".new-match button").click()  # the page's own confirmation
     page.locator("dialog.ask").wait_for()
     found["dialog"] = [v["id"] for v in axe.run(page).response["violations"]]

@@ -17,6 +17,7 @@ from phones import (
     button,
     joined,
     name_players,
+    open_settings,
     phone,
     score,
     server_match,
@@ -62,6 +63,7 @@ def take_the_offer(page: Page) -> None:
 
 def start_new_match(page: Page) -> None:
     """New match, on the phone's settings, confirmed (the match on it is not finished)."""
+    open_settings(page)
     page.locator(".new-match button").click()
     page.locator("dialog.ask button[value=yes]").click()
 
@@ -118,6 +120,7 @@ def test_a_phone_keeps_its_match_while_another_plays_elsewhere(
     offer = a.locator("[data-offer]")
     expect(offer).to_contain_text("Another phone started a new match", timeout=LIVE_MS)
     expect(score(a, 1)).to_have_text("1")
+    offer.get_by_role("button", name="Stay on this one").click()
     tap(a, 2, "schwarz")
     all_saved(a)
     assert match_of(a)["id"] == ours
@@ -345,27 +348,86 @@ def test_two_phones_that_disagree_about_one_deal_are_asked_not_both_counted(
     expect(score(c, 1)).to_have_text("2", timeout=LIVE_MS)
     button(c, 2, "schneider").click()
     question = c.locator("dialog.ask")
-    expect(question).to_contain_text("Another phone recorded deal 2")
-    expect(question).to_contain_text("+2 Boris")
-    question.get_by_role("button", name="Same deal, keep one").click()
+    expect(question).to_contain_text("Another phone recorded deal 2: +1 Ana")
+    expect(question).to_contain_text("This phone: +2 Boris")
+    question.get_by_role("button", name="The other phone's").click()
     all_saved(c)
     assert [p["score"] for p in match_of(c)["players"]] == [2, 0]
     assert len(match_of(a)["deals"]) == 2
 
 
+def test_the_phone_that_was_right_corrects_the_other_phones_deal(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """A records +1 Ana, C +2 Boris for the same deal, and C's player says "Mine": deal 2
+    becomes +2 Boris, on both phones, and no third deal is recorded."""
+    a, c = two_phones
+    tap(a, 1, "normal")
+    expect(score(c, 1)).to_have_text("2", timeout=LIVE_MS)
+    button(c, 2, "schneider").click()
+    question = c.locator("dialog.ask")
+    question.get_by_role("button", name="Mine", exact=True).click()
+    expect(score(c, 1)).to_have_text("1")
+    expect(score(c, 2)).to_have_text("2")
+    all_saved(c)
+    deals = match_of(c)["deals"]
+    assert [(deal["player"], deal["outcome"]) for deal in deals] == [
+        (1, "normal"),
+        (2, "schneider"),
+    ]
+    expect(score(a, 1)).to_have_text("1", timeout=LIVE_MS)
+    expect(score(a, 2)).to_have_text("2")
+
+
 def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
     two_phones: tuple[Page, Page],
 ) -> None:
-    """A tap on the old match does not take the offer away; "Stay on this one" does."""
+    """An Undo on the old match does not take the offer away; "Stay on this one" does."""
     a, c = two_phones
     start_new_match(c)
     all_saved(c)
     offer = a.locator("[data-offer]")
     expect(offer).to_be_visible(timeout=LIVE_MS)
-    tap(a, 2, "normal")
+    a.locator("form.undo button").click()
+    expect(score(a, 1)).to_have_text("0")
     expect(offer).to_be_visible()
     offer.get_by_role("button", name="Stay on this one").click()
     expect(offer).to_have_count(0)
+    tap(a, 2, "normal")  # asked nothing: the player chose this match
+
+
+def offered_then_tapped(a: Page, c: Page) -> Any:
+    """C starts a new match; A, offered it, taps +1 Boris: A is asked which match it is for."""
+    start_new_match(c)
+    all_saved(c)
+    expect(a.locator("[data-offer]")).to_be_visible(timeout=LIVE_MS)
+    button(a, 2, "normal").click()
+    question = a.locator("dialog.ask")
+    expect(question).to_contain_text(
+        "Another phone started a new match: Ana – Boris. Which match is this deal for?"
+    )
+    expect(a.locator(".deals tbody tr")).to_have_count(1)  # nothing recorded before the answer
+    return question
+
+
+@pytest.mark.parametrize(
+    ("answer", "goes_to_the_new_match", "scores"),
+    [("For the new match", True, [0, 1]), ("For this match", False, [1, 1])],
+)
+def test_a_deal_tapped_while_another_phones_new_match_is_offered_goes_where_the_player_says(
+    two_phones: tuple[Page, Page], answer: str, goes_to_the_new_match: bool, scores: list[int]
+) -> None:
+    a, c = two_phones
+    ours = match_of(a)["id"]
+    offered_then_tapped(a, c).get_by_role("button", name=answer).click()
+    expect(score(a, 2)).to_have_text(str(scores[1]))
+    expect(score(a, 1)).to_have_text(str(scores[0]))
+    all_saved(a)
+    assert (match_of(a)["id"] != ours) is goes_to_the_new_match
+    assert [p["score"] for p in match_of(a)["players"]] == scores
+    expect(a.locator("[data-offer]")).to_have_count(0)
+    if goes_to_the_new_match:
+        expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)
 
 
 def test_the_phone_that_opened_the_link_cannot_take_the_matches_away(

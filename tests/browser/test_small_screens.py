@@ -118,6 +118,59 @@ def test_the_deal_list_is_one_screen_below_the_buttons_and_the_line_keeps_the_sc
     context.close()
 
 
+LAST_WORD_SHOWN = """card => {
+  const name = card.querySelector(".name");
+  const walker = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+  let text = null;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.data.trim()) text = node;
+  }
+  const range = document.createRange();
+  range.setStart(text, text.data.lastIndexOf(" ") + 1);
+  range.setEnd(text, text.data.length);
+  const word = range.getBoundingClientRect(), box = name.getBoundingClientRect();
+  return word.left >= box.left - 0.5 && word.right <= box.right + 0.5
+    && word.top >= box.top - 0.5 && word.bottom <= box.bottom + 0.5;
+}"""
+
+
+@pytest.mark.parametrize("size", [(320, 568), (360, 640)], ids=str)
+def test_two_long_names_that_begin_alike_stay_apart_in_the_score_cards(
+    browser: Browser, server: str, size: tuple[int, int]
+) -> None:
+    """Each card shows the surname that tells the two apart, and every outcome button and
+    Undo still fit the screen."""
+    width, height = size
+    context = phone(browser, server, viewport={"width": width, "height": height}, locale="bg-BG")
+    page = context.new_page()
+    page.goto("/")
+    name_players(page, "Александър Петров", "Александър Иванов")
+    tap(page, 1, "normal")
+    page.evaluate("window.scrollTo(0, 0)")
+    for seat in (1, 2):
+        assert page.locator(f'.player[data-seat="{seat}"]').evaluate(LAST_WORD_SHOWN), seat
+    assert settled_off_screen(page, ".record button.deal, .undo button, .player [data-score]") == []
+    context.close()
+
+
+def test_before_the_first_deal_the_dealer_is_said_and_the_other_card_offers_the_choice(
+    browser: Browser, server: str
+) -> None:
+    """In Bulgarian „Раздава“ on both cards read as two dealers: the card not chosen says
+    „Нека раздава“, whole at 320 px, and says „Раздава“ once chosen."""
+    context = phone(browser, server, viewport={"width": 320, "height": 568}, locale="bg-BG")
+    page = context.new_page()
+    page.goto("/")
+    first, second = (page.locator(f'.player[data-seat="{seat}"] .first-dealer') for seat in (1, 2))
+    expect(first).to_have_text("Раздава", use_inner_text=True)
+    expect(second).to_have_text("Нека раздава", use_inner_text=True)
+    assert off_screen(page, ".first-dealer, .under .games") == []
+    second.click()
+    expect(second).to_have_text("Раздава", use_inner_text=True)
+    expect(first).to_have_text("Нека раздава", use_inner_text=True)
+    context.close()
+
+
 def test_delete_and_erase_look_destructive_not_like_going_on(browser: Browser, server: str) -> None:
     page = during_a_match(browser, server, (390, 844))
     tap(page, 2, "normal")

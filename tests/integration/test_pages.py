@@ -7,7 +7,7 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
-from helpers import api_play, api_start, page_form, press, submit, tap, win_match
+from helpers import api_play, api_start, card_names, page_form, press, submit, tap, win_match
 
 
 def text_of(response: object) -> str:
@@ -76,7 +76,21 @@ def test_undo_takes_back_the_last_deal_and_says_which(client: FlaskClient) -> No
     assert response.status_code == 302
     page = text_of(client.get("/"))
     assert scores_on(page) == ["1", "0"]
-    assert "Deal 2 undone: +2 Player 2 · Wrong 66." in page
+    assert "Deal 2 undone: +2 Player 2 · Opponent&#39;s wrong 66." in page
+
+
+@pytest.mark.parametrize(
+    ("language", "named"),
+    [("en", "Opponent&#39;s failed close"), ("bg", "Неуспешно затваряне на противника")],
+)
+def test_the_deal_list_names_a_mistake_as_the_opponents(
+    client: FlaskClient, language: str, named: str
+) -> None:
+    """ "+2 Иван · Неуспешно затваряне" reads as Иван's own failed close: the list says whose."""
+    client.set_cookie("lang", language)
+    tap(client, 1, "failed_close")
+    rows = text_of(client.get("/")).split("<tbody>")[1]
+    assert named in rows
 
 
 def test_undo_is_disabled_before_the_first_deal(client: FlaskClient) -> None:
@@ -198,9 +212,7 @@ def test_playing_on_reopens_a_finished_match(client: FlaskClient) -> None:
 
 def test_players_are_named_from_the_page(client: FlaskClient) -> None:
     press(client, "/settings", player1="  Иван ", player2="")
-    page = text_of(client.get("/"))
-    assert ">Иван</h3>" in page
-    assert ">Player 2</h3>" in page
+    assert card_names(text_of(client.get("/"))) == ["Иван", "Player 2"]
 
 
 @pytest.mark.parametrize(

@@ -88,10 +88,40 @@ def test_the_question_names_the_other_phones_deal_and_this_ones(
     a, c = two_phones
     match = api_start(a, players=["Ana", "Boris"])
     api_deal(c, match["id"], 1, "normal", after=0)
-    answer = api_deal(a, match["id"], 2, "normal", after=0)
+    answer = api_deal(a, match["id"], 1, "normal", after=0)
     assert answer.json["ask"]["question"] == (
-        "Another phone recorded deal 1: +1 Ana · Win. Yours: +1 Boris · Win. Same deal?"
+        "Another phone recorded deal 1: +1 Ana · Win. Yours: +1 Ana · Win. Same deal?"
     )
+
+
+def test_two_phones_that_disagree_are_asked_which_result_is_right(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    """One says Ana +1, the other Boris +1: the question offers this phone's result as the
+    right one, a correction of the other phone's deal, which it names by number."""
+    a, c = two_phones
+    match = api_start(a, players=["Ana", "Boris"])
+    api_deal(c, match["id"], 1, "normal", after=0)
+    ask = api_deal(a, match["id"], 2, "normal", after=0).json["ask"]
+    assert ask == {
+        "question": "Another phone recorded deal 1: +1 Ana · Win. This phone: +1 Boris · Win. "
+        "Which is right?",
+        "same": "The other phone's",
+        "mine": "Mine",
+        "add": "Both: two deals",
+        "deal": 1,
+    }
+
+
+def test_a_phone_that_missed_several_deals_is_not_offered_to_correct_one(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    a, c = two_phones
+    match = api_start(a)
+    api_deal(c, match["id"], 1, "normal", after=0)
+    api_deal(c, match["id"], 1, "normal", after=1)
+    ask = api_deal(a, match["id"], 2, "normal", after=0).json["ask"]
+    assert set(ask) == {"question", "same", "add"}
 
 
 def test_adding_mine_too_is_a_deal_that_follows_what_the_phone_now_knows(

@@ -162,3 +162,8 @@ test("a settings change patches only what it changes", () => {
   const change = { kind: "settings", match: MATCH, target: 15, play_on: undefined, label: "Match to 15" };
   assert.deepEqual(request(change, copy()), ["PATCH", "/api/matches/7", { target: 15 }]);
 });
+
+test("a correction patches the deal it names, with this phone's result", () => {
+  const correct = { kind: "correct", match: MATCH, number: 2, player: 2, outcome: "schneider", request_id: "d1" };
+  assert.deepEqual(request(correct, copy()), ["PATCH", "/api/matches/7/deals/2", { player: 2, outcome: "schneider" }]);
+});

@@ -166,3 +166,45 @@ test("a target is reached by a score equal to it", () => {
   assert.equal(reached(match, 3, RULES), true);
   assert.equal(reached(match, 4, RULES), false);
 });
+
+// The match after `deals` as the server sends it: the same fold, with nothing pending.
+const played = (...deals) => {
+  const numbered = deals.map((each, index) => ({ ...each, request_id: `r${index}` }));
+  const view = fold(serverMatch(), numbered, RULES);
+  for (const each of view.deals) each.pending = false;
+  return view;
+};
+const correct = (number, player, outcome) => ({ kind: "correct", match: UID, number, player, outcome });
+
+test("a correction of another phone's deal scores it, and the deals after it, again", () => {
+  const match = played(deal(1, "normal"), deal(1, "normal"), deal(2, "normal"));
+  const view = fold(match, [correct(2, 2, "schneider")], RULES);
+  assert.deepEqual(
+    view.deals.map((each) => each.scores),
+    [
+      [1, 0],
+      [1, 2],
+      [1, 3],
+    ],
+  );
+  assert.deepEqual(scores(view), [1, 3]);
+});
+
+test("a correction moves the deal: the dealers after it follow the corrected deal", () => {
+  const match = played(deal(1, "normal"), deal(1, "normal"));
+  const view = fold(match, [correct(1, 2, "normal")], RULES);
+  assert.deepEqual(
+    view.deals.map((each) => each.dealer),
+    [1, 2],
+  );
+  assert.equal(view.dealer, 1);
+});
+
+test("a corrected deal waits to be sent, marked corrected", () => {
+  const [shown] = fold(played(deal(1, "normal")), [correct(1, 2, "schwarz")], RULES).deals;
+  assert.deepEqual([shown.player, shown.points, shown.pending, shown.corrected], [2, 3, true, true]);
+});
+
+test("a correction of a deal the match does not have changes nothing", () => {
+  assert.deepEqual(scores(fold(played(deal(1, "normal")), [correct(4, 2, "schwarz")], RULES)), [1, 0]);
+});
