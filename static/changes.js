@@ -67,8 +67,8 @@ export function request(change, state) {
   const match = `/api/matches/${id}`;
   switch (change.kind) {
     case "start": {
-      const { uid, target, players, rules, first_dealer } = change;
-      return ["POST", "/api/matches", { uid, target, players, rules, first_dealer }];
+      const { uid, game, target, players, rules, first_dealer } = change;
+      return ["POST", "/api/matches", { uid, game, target, players, rules, first_dealer }];
     }
     case "deal": {
       const { player, outcome, request_id, after } = change;
@@ -82,7 +82,7 @@ export function request(change, state) {
     }
     default: {
       const body = {};
-      for (const name of ["target", "players", "rules", "first_dealer", "play_on"]) {
+      for (const name of ["game", "target", "players", "rules", "first_dealer", "play_on"]) {
         if (change[name] !== undefined) body[name] = change[name];
       }
       return ["PATCH", match, body];
