@@ -45,7 +45,7 @@ def test_the_service_starts_a_match_of_a_game(app: Flask) -> None:
     """The keyword other use cases start a match with."""
     with app.test_request_context():
         match, started = matches.start_match(owner="a-key", game=GameName.SCHNAPSEN)
-    assert started and match.game.name is GameName.SCHNAPSEN
+    assert (started, match.game.name) == (True, GameName.SCHNAPSEN)
 
 
 @pytest.mark.parametrize(
