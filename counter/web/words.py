@@ -244,7 +244,7 @@ def rules_saved(rules: HouseRules) -> str:
     )
 
 
-QUOTES = {"bg": "„%s“", "en": "“%s”"}
+QUOTES = {"bg": "„%s“", "en": "“%s”", "de": "„%s“"}
 # The parameters of a refusal that may hold codes to show by name; a refusal nested in
 # another (a deal of a file, a match of a file) is shown the same way, whatever its key.
 SHOWN = {"name", "value", "names", "choices", "outcome"}
@@ -262,6 +262,7 @@ def _in_words(error: Refusal) -> Refusal:
     called = {
         **{outcome.value: outcome_name(outcome) for outcome in Outcome},
         **presets(),
+        **games(),
         **{name: rule["label"] for name, rule in rules.items()},
         **named["choices"],
     }
