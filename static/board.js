@@ -12,8 +12,11 @@ export const $$ = (selector, within = root) => [...within.querySelectorAll(selec
 
 // Each outcome's name, as its button says it.
 const outcomeName = (outcome) => $(`button.deal[value="${outcome}"] .kind`).textContent;
-// A score as the match's game says it (Schnapsen: what is left to make).
-export const said = (match, score) => shown(match, score, state.rules);
+// A score as the match's game says it (Schnapsen: what is left to make). A declaration,
+// so that it is there before this module has run (its imports run first and may draw).
+export function said(match, score) {
+  return shown(match, score, state.rules);
+}
 const receives = (match, deal) =>
   fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
 
@@ -107,8 +110,10 @@ function drawPlayers(match) {
 }
 
 function drawChoices(match) {
+  const names = words.outcomes[match.game];
   for (const button of $$(".record button.deal")) {
     const outcome = match.outcomes[button.value];
+    $(".kind", button).textContent = names[button.value]; // the game's own words
     button.hidden = !outcome?.button;
     if (outcome?.button && button.value !== "tie") $(".points", button).textContent = `+${outcome.points}`;
   }
@@ -187,11 +192,11 @@ export function notify(text, { error = false, stays = false, score = null } = {}
   if (score) {
     const echo = document.createElement("strong");
     echo.className = "echo";
-    const shown = Object.assign(document.createElement("span"), { ariaHidden: "true" });
-    shown.textContent = `${said(score, score.players[0].score)}:${said(score, score.players[1].score)}`;
-    const said = Object.assign(document.createElement("span"), { className: "visually-hidden" });
-    said.textContent = `${announce(score)}. `; // what a screen reader says instead
-    echo.append(shown, said);
+    const seen = Object.assign(document.createElement("span"), { ariaHidden: "true" });
+    seen.textContent = `${said(score, score.players[0].score)}:${said(score, score.players[1].score)}`;
+    const heard = Object.assign(document.createElement("span"), { className: "visually-hidden" });
+    heard.textContent = `${announce(score)}. `; // what a screen reader says instead
+    echo.append(seen, heard);
     message.append(echo);
   }
   const line = document.createElement("span");
