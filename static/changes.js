@@ -68,7 +68,8 @@ export function request(change, state) {
   switch (change.kind) {
     case "start": {
       const { uid, game, target, players, rules, first_dealer } = change;
-      return ["POST", "/api/matches", { uid, game, target, players, rules, first_dealer }];
+      const chosen = game === undefined ? {} : { game }; // else the server's: the last match's
+      return ["POST", "/api/matches", { uid, ...chosen, target, players, rules, first_dealer }];
     }
     case "deal": {
       const { player, outcome, request_id, after } = change;
