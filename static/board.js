@@ -120,6 +120,8 @@ function drawChoices(match) {
   $(".tie").hidden = !match.outcomes.tie?.button;
   // A target a score has reached would end the match at once; above a winner's, it plays on.
   const game = state.rules.games[match.game];
+  $("[data-game]").textContent = `${words.games[match.game]} ·`;
+  $("[data-game]").hidden = match.game === "santase"; // the counter's own game goes unnamed
   for (const button of $$(".targets button")) {
     const target = Number(button.value);
     button.hidden = !game.targets.includes(target);

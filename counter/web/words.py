@@ -187,6 +187,7 @@ def _script_words(_language: str) -> dict[str, Any]:
             "this page hit an error (%(error)s). Reload it; the taps listed are kept."
         ),
         "tally": {name.value: tally_label(name) for name in GameName},
+        "games": games(),
         "outcomes": {
             name.value: {outcome.value: text for outcome, text in outcome_names(name).items()}
             for name in GameName
