@@ -30,6 +30,7 @@ class PlayerStats:
     name: str
     matches_won: int = 0
     tally: int = 0  # what the game's tally counts: games won, or Bummerl got
+    best_of_three: int = 0  # sessions won: the first to win two matches of the pair
     deals_won: Counter[Outcome] = field(default_factory=Counter)
     longest_run: int = 0  # most matches won in a row against this opponent
 
@@ -93,6 +94,8 @@ def statistics(*, owner: str | None) -> list[PairStats]:
 
     pairs: dict[tuple[GameName, frozenset[str]], PairStats] = {}
     runs: dict[tuple[tuple[GameName, frozenset[str]], str], int] = {}
+    # Best of three, as Schnapsen tables play it: matches in order, a session to two wins.
+    sessions: dict[tuple[GameName, frozenset[str]], Counter[str]] = {}
     for match_id, first, second, won_by, game, marks in matches:
         names = (first, second)
         key = (game, frozenset(names))
@@ -117,4 +120,9 @@ def statistics(*, owner: str | None) -> list[PairStats]:
             runs[key, loser.name] = 0
             tallied = loser if pair.game.tally is Tally.LOSER else winner
             tallied.tally += marks or 1
+            session = sessions.setdefault(key, Counter())
+            session[winner.name] += 1
+            if session[winner.name] == 2:
+                winner.best_of_three += 1
+                session.clear()
     return sorted(pairs.values(), key=lambda pair: -pair.matches)

@@ -166,3 +166,13 @@ def test_a_new_match_of_another_game_from_the_form(client: FlaskClient) -> None:
     assert key_of(client) is not None
     match = client.get("/api/matches/current").json
     assert (match["game"], match["target"]) == ("schnapsen", 7)
+
+
+def test_the_statistics_count_bummerl_sessions_of_best_of_three(client: FlaskClient) -> None:
+    bummerl(client, winner=1)
+    bummerl(client, winner=2)
+    bummerl(client, winner=1)  # Sepp wins the first best of three, 2:1
+    bummerl(client, winner=2)
+    page = client.get("/statistics").get_data(as_text=True)
+    row = page[page.index("Best of three won") :].split("</tr>")[0]
+    assert '<td class="num">1</td><td class="num">0</td>' in row
