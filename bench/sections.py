@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-KEPT = ("tap-to-paint", "watchers", "capacity")
+KEPT = ("tap-to-paint", "watchers", "capacity", "evening")
 
 
 def marks(name: str) -> tuple[str, str]:

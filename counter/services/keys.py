@@ -25,7 +25,7 @@ from counter.services import matches as match_store
 from counter.services import spent
 from counter.services.devices import Device, let_go, match_ids, new_key
 from counter.storage import erasure, push
-from counter.storage.models import Deal, DeviceLink, Match, db, utcnow
+from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
 from counter.storage.owner_lock import lock_owners
 from counter.storage.transactions import writes
@@ -173,6 +173,7 @@ def _move_matches(*, source: str, target: str) -> None:
         db.session.execute(delete(Deal).where(Deal.match_id == older))
         db.session.execute(delete(Match).where(Match.id == older))
     db.session.execute(update(Match).where(Match.owner == source).values(owner=target))
+    db.session.execute(update(Evening).where(Evening.owner == source).values(owner=target))
 
 
 def rotated_key(*, owner: str, nonce: str, secret: str) -> str:
@@ -222,6 +223,7 @@ def erase_everything(*, device: Device) -> Erased:
     lock_owners(*keys)  # an import in flight for these keys ends first, or finds them gone
     watched = match_ids(owner=device.owner)
     owned = select(Match.id).where(Match.owner.in_(keys)).scalar_subquery()
+    db.session.execute(delete(Evening).where(Evening.owner.in_(keys)))
     deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
     matches = db.session.execute(delete(Match).where(Match.owner.in_(keys)))
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))

@@ -18,7 +18,7 @@ from counter.services import devices, spent
 from counter.services.devices import Device
 from counter.services.read_models import MatchPage, MatchView, view
 from counter.storage import push, repository, series
-from counter.storage.models import Match, db, utcnow
+from counter.storage.models import EveningTable, Match, db, utcnow
 from counter.storage.owner_lock import lock_owners
 from counter.storage.repository import MatchNotFound, Stored
 from counter.storage.transactions import writes
@@ -30,6 +30,10 @@ MAX_MATCHES_PER_BROWSER = 2000
 
 class TooManyMatches(Conflict):
     """A browser that already keeps as many matches as the counter allows one."""
+
+
+class InAnEvening(Conflict):
+    """A match of a club evening's table: it stays with the evening."""
 
 
 class MatchIsFinished(Conflict):
@@ -315,6 +319,8 @@ def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> 
 def delete_match(*, owner: str, match_id: int) -> MatchView:
     """Delete one match with its deals (and so its share link); returns what was deleted."""
     stored = repository.load(owner, match_id, for_update=True)
+    if db.session.scalar(select(EveningTable.id).where(EveningTable.match_id == match_id)):
+        raise InAnEvening(N_("This match was played at a table of an evening; it stays with it."))
     deleted = view(stored)
     spent.spend_uid_of_deleted(owner=owner, uid=stored.match.uid)
     repository.delete(stored)

@@ -294,3 +294,76 @@ class Spent(db.Model):  # type: ignore[name-defined,misc]
     # For a uid: a hash of the settings the match was started with; for a request id, of
     # the deal it recorded (who received the points, and why).
     settings_digest: Mapped[str | None] = mapped_column(String(64))
+
+
+class Evening(db.Model):  # type: ignore[name-defined,misc]
+    """A club evening of a browser (its host): players at tables, round after round. Its
+    standings are worked out from its tables' matches (:mod:`counter.game.evening`)."""
+
+    __tablename__ = "evening"
+    __table_args__ = (
+        Index("ix_evening_owner", "owner", "id"),
+        UniqueConstraint("board_token", name="uq_evening_board_token"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    uid: Mapped[str] = mapped_column(String(32), default=lambda: uuid.uuid4().hex)
+    owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
+    name: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH))
+    format: Mapped[str] = mapped_column(String(16))
+    rounds: Mapped[int] = mapped_column(SmallInteger, default=0)  # Swiss: how many
+    # What each table's match is started with (counter.game.evening.TableSettings).
+    target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
+    rules: Mapped[HouseRules] = house_rules_columns()
+    board_token: Mapped[str] = mapped_column(String(32))  # the room's read-only board
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    ended_at: Mapped[datetime | None]  # from then on its tables record nothing
+
+    players: Mapped[list[EveningPlayer]] = relationship(
+        order_by="EveningPlayer.id", cascade="all, delete-orphan", passive_deletes=True
+    )
+    tables: Mapped[list[EveningTable]] = relationship(
+        order_by="(EveningTable.round, EveningTable.number)",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+
+
+class EveningPlayer(db.Model):  # type: ignore[name-defined,misc]
+    """A player of an evening, from the round they joined until they withdrew."""
+
+    __tablename__ = "evening_player"
+    __table_args__ = (UniqueConstraint("evening_id", "name", name="uq_evening_player_name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH))
+    joined: Mapped[int] = mapped_column(
+        "joined_round", SmallInteger, default=1
+    )  # the first round to play
+    left: Mapped[int | None] = mapped_column("left_round", SmallInteger)  # the last round played
+
+
+class EveningTable(db.Model):  # type: ignore[name-defined,misc]
+    """One table of a round: its two players and their match, or one player's bye. A round
+    is its tables; the unique number makes a round started twice at once one round."""
+
+    __tablename__ = "evening_table"
+    __table_args__ = (
+        UniqueConstraint("evening_id", "round", "number", name="uq_evening_table_number"),
+        UniqueConstraint("token", name="uq_evening_table_token"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id", ondelete="CASCADE"))
+    round: Mapped[int] = mapped_column(SmallInteger)
+    number: Mapped[int] = mapped_column(SmallInteger)
+    player1: Mapped[int] = mapped_column(ForeignKey("evening_player.id", ondelete="CASCADE"))
+    player2: Mapped[int | None] = mapped_column(ForeignKey("evening_player.id", ondelete="CASCADE"))
+    match_id: Mapped[int | None] = mapped_column(
+        ForeignKey("match.id", ondelete="CASCADE"), index=True
+    )
+    # Opens this table's match, and nothing else of the host's, on a phone.
+    token: Mapped[str | None] = mapped_column(String(32))
+    # The host ended the match for an absent player: the one present wins it.
+    awarded_to: Mapped[int | None] = mapped_column(ForeignKey("evening_player.id"))

@@ -45,6 +45,7 @@ class Watcher:
     """One open stream: what it has yet to hear of its match, and a signal that it came."""
 
     match_id: int
+    also: tuple[int, ...] = ()  # more matches it hears of, as one (an evening's board)
     arrived: threading.Event = field(default_factory=threading.Event)
     news: tuple[str, str] | None = None  # (stamp, payload) of the newest GONE or NEXT
     changed: bool = False  # whether the match changed since the stream last read it
@@ -109,26 +110,28 @@ class Hub:
 
     # --- watching ----------------------------------------------------------------------
 
-    def watch(self, match_id: int) -> Watcher:
+    def watch(self, match_id: int, *also: int) -> Watcher:
         if self.redis_url:
             self._listen()
-        watcher = Watcher(match_id)
+        watcher = Watcher(match_id, also)
         with self._lock:
-            self._watchers.setdefault(match_id, set()).add(watcher)
+            for each in (match_id, *also):
+                self._watchers.setdefault(each, set()).add(watcher)
         if self._closed.is_set():
             watcher.offer("", END)  # a stream opened as the process stops ends at once
         return watcher
 
     def unwatch(self, watcher: Watcher) -> None:
         with self._lock:
-            others = self._watchers.get(watcher.match_id, set())
-            others.discard(watcher)
-            if not others:
-                self._watchers.pop(watcher.match_id, None)
+            for each in (watcher.match_id, *watcher.also):
+                others = self._watchers.get(each, set())
+                others.discard(watcher)
+                if not others:
+                    self._watchers.pop(each, None)
 
     def watching(self) -> int:
         with self._lock:
-            return sum(len(each) for each in self._watchers.values())
+            return len({watcher for each in self._watchers.values() for watcher in each})
 
     def deliver(self, match_id: int, stamp: str, payload: str) -> None:
         with self._lock:

@@ -3,7 +3,7 @@ saved back through the ORM, the one way every change of a match is written."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
@@ -229,6 +229,13 @@ def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:
         for row in rows:
             yield _stored(row)
         db.session.expunge_all()
+
+
+def several(ids: Collection[int]) -> dict[int, Stored]:
+    """Matches by id with their deals, whoever's: the caller has said why it may read them
+    (an evening's tables, for its board)."""
+    found = select(Match).where(Match.id.in_(ids)).options(selectinload(Match.deals))
+    return {row.id: _stored(row) for row in db.session.scalars(found)} if ids else {}
 
 
 def count(owner: str) -> int:

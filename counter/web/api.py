@@ -135,7 +135,7 @@ def current_match() -> dict[str, Any]:
 @bp.get("/matches/<match_id:match_id>")
 def show_match(match_id: int) -> dict[str, Any]:
     """One match with all its deals."""
-    return match_json(matches.get_match(owner=current_owner(), match_id=match_id))
+    return match_json(matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id))
 
 
 @bp.patch("/matches/<match_id:match_id>")

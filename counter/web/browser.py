@@ -16,11 +16,12 @@ from flask import Response, g, request, session
 from sqlalchemy.exc import SQLAlchemyError
 
 from counter.game.refusals import Busy
-from counter.services import devices, newcomers
+from counter.services import devices, evenings, newcomers
 from counter.services.devices import Device
 from counter.storage.repository import MatchNotFound
 
 SESSION_DEVICE = "device"
+SESSION_TABLES = "tables"  # the table links of club evenings this browser opened
 LEGACY_KEY = "browser"  # what older cookies carried: the key itself
 
 # The first name that matches is the device's, so Edge and Opera come before Chrome.
@@ -114,9 +115,19 @@ def device_id() -> int | None:
     return None if device is None else device.id
 
 
-def owner_of(match_id: int) -> str:
-    """This device's key; a device without one has no matches, so the match is not found."""
+def owner_of(match_id: int, *, reading: bool = False) -> str:
+    """This device's key; a device without one has no matches, so the match is not found.
+
+    For the match of a club evening's table whose link this browser opened, the host's
+    key: for that match alone, and for writing only until the evening ends.
+    """
     owner = current_owner()
+    tokens = [each for each in session.get(SESSION_TABLES, []) if isinstance(each, str)]
+    writing = not reading
+    if tokens and (
+        host := evenings.table_host(tokens=tokens, match_id=match_id, asking=owner, writing=writing)
+    ):
+        return host
     if owner is None:
         raise MatchNotFound.with_id(match_id)
     return owner

@@ -89,7 +89,7 @@ def _event(data: str, kind: str | None = None) -> str:
     return f"{head}{tail}data: {data}\n\n"
 
 
-def _stream(
+def stream(
     match_id: int,
     now: Callable[[], dict[str, Any]],
     holder: str,
@@ -97,13 +97,15 @@ def _stream(
     allowed: Callable[[], bool],
     moved: Callable[[str], dict[str, Any] | None] = lambda _news: None,
     missed: Callable[[], str | None] = lambda: None,
+    also: tuple[int, ...] = (),
 ) -> Response:
     """The stream of one match: ``now`` reads the match as it is (after the stream is
     watching, so that a change committed meanwhile comes next, never lost), ``shown``
     makes each change what this reader may see (none: all of it, passed on as announced),
     ``allowed`` says whether the reader may still see it (asked at every heartbeat),
     ``moved`` what it is told when another device that showed the match started one, and
-    ``missed`` such news from before the stream opened, told after the match."""
+    ``missed`` such news from before the stream opened, told after the match; ``also``, more
+    matches whose changes come as the first one's (an evening's board)."""
     config = current_app.config
     slots = (
         ("all", config["LIVE_STREAMS_PER_PROCESS"]),
@@ -114,7 +116,7 @@ def _stream(
     bounded.__enter__()  # refused here, before the answer starts, as a plain 429
     hub = push.hub()
     try:
-        watcher = hub.watch(match_id)
+        watcher = hub.watch(match_id, *also)
         try:
             first = now()
         except BaseException:
@@ -188,20 +190,25 @@ def _stream(
 @bp.get("/matches/<match_id:match_id>/events")
 def match_events(match_id: int) -> Response:
     """This browser's match, live: the match now, then each change (Server-Sent Events)."""
-    owner = owner_of(match_id)
+    owner = owner_of(match_id, reading=True)
+    table = owner != current_owner()  # a club evening's table link: this match alone
 
     def now() -> dict[str, Any]:
         return match_json(matches.get_match(owner=owner, match_id=match_id))
 
     def allowed() -> bool:
         changed()  # the device may have been removed, or its key changed, meanwhile
-        return current_owner() == owner and matches.owns(owner=owner, match_id=match_id)
+        try:
+            still = owner_of(match_id, reading=True) == owner
+        except NotFound:
+            return False
+        return still and matches.owns(owner=owner, match_id=match_id)
 
     asking = device_id()
 
     def moved(news: str) -> dict[str, Any] | None:
         to, by = (int(part) for part in news.removeprefix(push.NEXT).split(":"))
-        if by == asking or not matches.owns(owner=owner, match_id=to):
+        if table or by == asking or not matches.owns(owner=owner, match_id=to):
             return None  # this device's own new match, or not this key's
         started = matches.get_match(owner=owner, match_id=to)
         return {
@@ -214,10 +221,13 @@ def match_events(match_id: int) -> Response:
         }
 
     def missed() -> str | None:
+        if table:
+            return None
         found = devices.moved_on(owner=owner, match_id=match_id, asking=asking)
         return None if found is None else push.next_news(to=found[0], by=found[1])
 
-    return _stream(match_id, now, owner, None, allowed, moved, missed)
+    holder = f"table:{match_id}" if table else owner  # the host's own count is the host's
+    return stream(match_id, now, holder, None, allowed, moved, missed)
 
 
 @bp.get("/shared/<token>/events")
@@ -231,4 +241,4 @@ def shared_events(token: str) -> Response:
     def allowed() -> bool:
         return sharing.still_shared(match_id=match.id, token=token)  # type: ignore[arg-type]
 
-    return _stream(match.id, now, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]
+    return stream(match.id, now, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]

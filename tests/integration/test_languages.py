@@ -48,7 +48,7 @@ def latin_words(page: str) -> set[str]:
     # Player names, the language's own name, units, identifiers and proper names stay Latin.
     allowed = {"English", "Deutsch", "UTC", "Ivan", "Maria", "JSON", "Content", "Type"}
     allowed |= {"application", "json"}
-    allowed |= {"pagat", "com", "CSV", "MB", "uid"}  # a site's name, file types, units
+    allowed |= {"pagat", "com", "CSV", "MB", "uid", "QR"}  # a site's name, file types, units
     return {word for word in re.findall(r"[A-Za-z]{2,}", text) if word not in allowed}
 
 
@@ -150,7 +150,28 @@ def full_bulgarian_tour(client: FlaskClient) -> list[str]:
         client.get("/shared/unknown").get_data(as_text=True),
         client.get("/nowhere").get_data(as_text=True),
     ]
-    return pages
+    return pages + evening_tour(client)
+
+
+def evening_tour(client: FlaskClient) -> list[str]:
+    """A club evening's pages, a round under way, and one of its refusals."""
+    players = "\n".join(["Ivan", "Maria", "Петър"])
+    fields = {"name": "Клуб", "players": players, "format": "lives", "target": "7"}
+    evening = submit(client, "/evenings", preset="santase", **fields).headers["Location"]
+    submit(client, f"{evening}/rounds", round="1")
+    host = client.get(evening).get_data(as_text=True)
+    board = re.search(r"/board/([\w-]+)", host)
+    assert board
+    pages = [
+        client.get("/evenings").get_data(as_text=True),
+        host,
+        client.get(f"/board/{board.group(1)}").get_data(as_text=True),
+        client.get(f"{evening}/standings").get_data(as_text=True),
+        submit(client, f"{evening}/rounds", round="2").get_data(as_text=True),
+        submit(client, "/evenings", players="Ivan").get_data(as_text=True),
+    ]
+    # The addresses of the table links and the board are no words.
+    return [re.sub(r'<p class="share-url">[^<]*</p>', "", page) for page in pages]
 
 
 def test_no_english_is_left_on_any_bulgarian_page(bulgarian: FlaskClient) -> None:

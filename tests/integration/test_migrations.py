@@ -138,7 +138,7 @@ def test_upgrading_makes_old_matches_santase_or_the_sixty_six_their_rules_were(
     first_schema_app: Flask,
 ) -> None:
     with first_schema_app.app_context():
-        upgrade(revision="0016")
+        upgrade(revision="0017")
         db.session.execute(
             text("UPDATE match SET wrong_claim = 'by_tricks', ties = 'no_points' WHERE id = 2")
         )

@@ -3,16 +3,16 @@ series once won (a Bummerl lost to nil counts 2); deals and matches get the hous
 a match won to nil. Matches from before are Santase, or Sixty-six where their house rules
 were the Sixty-six preset's (counter.game.games.game_of says the same for old exports).
 
-Revision ID: 0017
-Revises: 0016
+Revision ID: 0018
+Revises: 0017
 Create Date: 2026-12-02
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0017"
-down_revision = "0016"
+revision = "0018"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 

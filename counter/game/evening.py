@@ -1,0 +1,241 @@
+"""A club evening's rules: who plays whom each round, and the standings, from the results.
+
+Three formats: everyone plays everyone (the circle method, a bye for an odd number),
+Swiss (equal wins meet, no pair twice while avoidable, the bye to the lowest without
+one) and three lives (the living paired at random, a lost match costs a life, ranked by
+the order of elimination). Randomness is seeded by the evening and the round, so a round
+drawn again is the same round. Nothing here is stored: it is worked out from the tables.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from counter.game.names import parse_name
+from counter.game.refusals import N_, Conflict, Invalid, TooLarge
+from counter.game.scoring import HouseRules
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 64
+LIVES = 3
+PAIRING_STEPS = 20_000  # a draw's search for pairs not met yet: bounded, then repeats
+Pairing = tuple[int, int | None]  # two players' ids; None for the second: a bye
+
+
+class Format(StrEnum):
+    ROUND_ROBIN = "round_robin"
+    SWISS = "swiss"
+    LIVES = "lives"
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """What every table's match of an evening is started with: one value, passed to the
+    match-start service as it is."""
+
+    target: int
+    rules: HouseRules
+
+    def for_start(self) -> dict[str, Any]:
+        changes = {
+            switch.name: getattr(self.rules, switch.name) for switch in self.rules.switches()
+        }
+        return {"target": self.target, "rules": changes}
+
+
+@dataclass(frozen=True)
+class Player:
+    id: int
+    name: str
+    joined: int = 1  # the first round the player may play
+    left: int | None = None  # the last round played before withdrawing
+
+
+@dataclass(frozen=True)
+class Table:
+    """One round's table: its result as the match (or the host, for an absent player) says."""
+
+    round: int
+    players: Pairing
+    scores: tuple[int, int] = (0, 0)
+    winner: int | None = None  # a player's id once the match is won or awarded
+
+    @property
+    def bye(self) -> bool:
+        return self.players[1] is None
+
+
+@dataclass(frozen=True)
+class Standing:
+    player: Player
+    played: int
+    won: int
+    difference: int
+    lives: int | None  # three lives only
+    out_in: int | None  # the round that took the last life
+
+
+def check_players(names: Sequence[str]) -> list[str]:
+    """The players' names, tidied (blank lines left out): 2 to 64, no name twice."""
+    given = [name for name in names if name.strip()]
+    tidied = [parse_name(name, seat, name) for seat, name in enumerate(given, 1)]
+    if len(tidied) < MIN_PLAYERS:
+        raise Invalid(N_("An evening needs at least two players."))
+    if len(tidied) > MAX_PLAYERS:
+        raise TooLarge(N_("An evening takes at most %(most)s players."), most=MAX_PLAYERS)
+    seen: set[str] = set()
+    for name in tidied:
+        if name.casefold() in seen:
+            raise Invalid(N_("%(name)s is on the list twice; tell them apart."), name=name)
+        seen.add(name.casefold())
+    return tidied
+
+
+def in_play(player: Player, round_number: int) -> bool:
+    return player.joined <= round_number and (player.left is None or player.left >= round_number)
+
+
+def rounds_of(fmt: Format, players: Sequence[Player], swiss_rounds: int) -> int | None:
+    """How many rounds the evening has; None for three lives (until one is left)."""
+    if fmt is Format.ROUND_ROBIN:
+        entrants = sum(1 for each in players if each.joined == 1)
+        return entrants - 1 + entrants % 2
+    return swiss_rounds if fmt is Format.SWISS else None
+
+
+def circle(ids: Sequence[int], round_number: int) -> list[Pairing]:
+    """Round ``round_number`` of the circle method: the first stays, the rest turn; the
+    odd one out (facing the empty seat) has the bye."""
+    seats: list[int | None] = list(ids) + ([None] if len(ids) % 2 else [])
+    turn = (round_number - 1) % (len(seats) - 1)
+    seats = [seats[0], *seats[len(seats) - turn :], *seats[1 : len(seats) - turn]]
+    pairs = [(seats[i], seats[-1 - i]) for i in range(len(seats) // 2)]
+    return [(a, b) if a is not None else (b, None) for a, b in pairs]  # type: ignore[misc]
+
+
+def pairings(
+    fmt: Format, players: Sequence[Player], tables: Sequence[Table], round_number: int, seed: str
+) -> list[Pairing]:
+    """Who plays whom in ``round_number``, the bye (if any) last."""
+    if fmt is Format.ROUND_ROBIN:
+        entrants = [each.id for each in players if each.joined == 1]
+        playing = {each.id for each in players if in_play(each, round_number)}
+        pairs = []
+        for a, b in circle(entrants, round_number):
+            first, second = (a, b) if a in playing else (b, None)
+            if first is not None and first in playing:
+                pairs.append((first, second if second in playing else None))
+        return sorted(pairs, key=lambda pair: pair[1] is None)
+    ranks = {row.player.id: _rank_key(row) for row in standings(fmt, players, tables)}
+    living = [each.id for each in players if in_play(each, round_number)]
+    random.Random(f"{seed}:{round_number}").shuffle(living)
+    if fmt is Format.SWISS:
+        living.sort(key=ranks.__getitem__)  # equal wins side by side, in the drawn order
+    had_bye = {table.players[0] for table in tables if table.bye}
+    bye = None
+    if len(living) % 2:
+        bye = next((pid for pid in reversed(living) if pid not in had_bye), living[-1])
+        living.remove(bye)
+    met = {frozenset(table.players) for table in tables if not table.bye}
+    pairs = _pair(living, met) or _pair(living, set()) or []
+    return pairs + ([(bye, None)] if bye is not None else [])
+
+
+def _pair(
+    order: list[int], met: set[frozenset[int | None]], budget: list[int] | None = None
+) -> list[Pairing] | None:
+    """The first in order meets the next it has not met, backtracking where that leaves
+    the rest unpairable; None if there is no such pairing, or none found in a few
+    thousand steps (then pairs may repeat)."""
+    budget = [PAIRING_STEPS] if budget is None else budget
+    if not order:
+        return []
+    first, rest = order[0], order[1:]
+    for index, other in enumerate(rest):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        if frozenset((first, other)) in met:
+            continue
+        found = _pair(rest[:index] + rest[index + 1 :], met, budget)
+        if found is not None:
+            return [(first, other), *found]
+    return None
+
+
+def standings(fmt: Format, players: Sequence[Player], tables: Sequence[Table]) -> list[Standing]:
+    """Matches won, then the game-point difference, then the match between the two; with
+    three lives, the living first by lives left, then the fallen, the last to fall first."""
+    rows = [_standing(fmt, player, tables) for player in players]
+    rows.sort(key=lambda row: (_rank_key(row), row.player.name.casefold()))
+    for i in range(len(rows) - 1):
+        a, b = rows[i], rows[i + 1]
+        if _rank_key(a) == _rank_key(b) and _beat(b.player.id, a.player.id, tables):
+            tied = [row for row in rows if _rank_key(row) == _rank_key(a)]
+            if len(tied) == 2:
+                rows[i], rows[i + 1] = b, a
+    return rows
+
+
+def _rank_key(row: Standing) -> tuple[int, ...]:
+    if row.lives is None:
+        return (-row.won, -row.difference)
+    return (-(row.out_in or 10**6), -row.lives, -row.won, -row.difference)
+
+
+def _beat(winner: int, loser: int, tables: Sequence[Table]) -> bool:
+    return any(t.winner == winner and loser in t.players for t in tables)
+
+
+def _standing(fmt: Format, player: Player, tables: Sequence[Table]) -> Standing:
+    played = won = difference = 0
+    lives, out_in = LIVES, None
+    for table in tables:
+        if player.id not in table.players:
+            continue
+        if table.bye:
+            won += fmt is Format.SWISS
+            continue
+        mine = 0 if table.players[0] == player.id else 1
+        difference += table.scores[mine] - table.scores[1 - mine]
+        if table.winner is None:
+            continue
+        played += 1
+        won += table.winner == player.id
+        if table.winner != player.id and lives:
+            lives -= 1
+            out_in = table.round if not lives else None
+    if fmt is not Format.LIVES:
+        return Standing(player, played, won, difference, None, None)
+    return Standing(player, played, won, difference, lives, out_in)
+
+
+def next_round(
+    fmt: Format,
+    players: Sequence[Player],
+    tables: Sequence[Table],
+    swiss_rounds: int,
+    seed: str,
+) -> tuple[int, list[Pairing]] | None:
+    """The next round's number and pairings, once every table of this one has finished;
+    None when the evening's rounds are over."""
+    played = max((table.round for table in tables), default=0)
+    if any(table.winner is None and not table.bye for table in tables):
+        raise RoundNotOver(N_("Every table has to finish its match before the next round."))
+    number = played + 1
+    last = rounds_of(fmt, players, swiss_rounds)
+    if last is not None and number > last:
+        return None
+    out = {row.player.id for row in standings(fmt, players, tables) if row.lives == 0}
+    pool = [each for each in players if each.id not in out]  # three lives: the living
+    if sum(in_play(each, number) for each in pool) < MIN_PLAYERS:
+        return None
+    pairs = pairings(fmt, pool, tables, number, seed)
+    return (number, pairs) if any(b is not None for _a, b in pairs) else None
+
+
+class RoundNotOver(Conflict):
+    """A next round asked for while a table still plays."""

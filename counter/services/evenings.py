@@ -1,0 +1,341 @@
+"""Club evenings: start one, draw its rounds, seat late players, withdraw, end it.
+
+What the evening comes to (who plays whom, the standings) is asked of
+:mod:`counter.game.evening` every time it is shown, from the tables' matches; only the
+evening, its players and its tables (each linking to an ordinary match) are kept. A table's
+link reaches its match and nothing else of the host's: :func:`table_host`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from counter.game import evening as rules
+from counter.game.evening import Format, Pairing, Standing, TableSettings
+from counter.game.names import parse_name
+from counter.game.refusals import N_, Conflict, Gone, Invalid, NotFound
+from counter.game.scoring import PRESETS, TARGETS
+from counter.services import matches
+from counter.services.read_models import MatchView
+from counter.storage import push, repository
+from counter.storage.models import Evening, EveningPlayer, EveningTable, db, utcnow
+from counter.storage.transactions import writes
+
+TOKEN_MAX_LENGTH = 32
+
+
+ENDED = N_("This evening has ended; its tables record nothing more.")
+
+
+@dataclass(frozen=True)
+class TableView:
+    id: int
+    round: int
+    number: int
+    names: tuple[str, str | None]
+    scores: tuple[int, int]
+    winner: str | None
+    match_id: int | None
+    token: str | None
+    awarded: bool
+
+
+@dataclass(frozen=True)
+class EveningView:
+    id: int
+    name: str
+    format: Format
+    settings: TableSettings
+    board_token: str
+    created_at: datetime
+    ended: bool
+    players: list[rules.Player]
+    rounds: int | None  # how many in all; None for three lives
+    round: int  # the latest round drawn; 0 before the first
+    tables: list[TableView]  # every round's, in order
+    standings: list[Standing]
+    next: tuple[int, list[tuple[str, str | None]]] | None  # once this round is over
+    done: bool  # no round is left to play
+
+    @property
+    def current(self) -> list[TableView]:
+        return [table for table in self.tables if table.round == self.round]
+
+
+@writes
+def create_evening(
+    *, owner: str, name: str, fmt: str, names: list[str], rounds: int, target: int, preset: str
+) -> int:
+    """A new evening of these players; returns its number."""
+    if fmt not in set(Format):
+        raise Invalid(N_("Choose how the evening is played."))
+    if target not in TARGETS or preset not in PRESETS:
+        raise Invalid(N_("Choose a target and house rules from the list."))
+    players = rules.check_players(names)
+    if fmt == Format.SWISS and not 1 <= rounds < len(players):
+        raise Invalid(
+            N_("With %(count)s players, play 1 to %(most)s rounds."),
+            count=len(players),
+            most=len(players) - 1,
+        )
+    row = Evening(
+        owner=owner,
+        name=parse_name(name, 1, "—"),
+        format=fmt,
+        rounds=rounds if fmt == Format.SWISS else 0,
+        target=target,
+        rules=PRESETS[preset].rules,
+        board_token=secrets.token_urlsafe(16),
+        players=[EveningPlayer(name=each, joined=1) for each in players],
+    )
+    db.session.add(row)
+    db.session.commit()
+    return row.id
+
+
+def list_evenings(*, owner: str | None) -> list[tuple[int, str, datetime, bool]]:
+    """This browser's evenings, newest first: number, name, when, and whether it ended."""
+    found = select(Evening.id, Evening.name, Evening.created_at, Evening.ended_at.is_not(None))
+    found = found.where(Evening.owner == owner).order_by(Evening.id.desc())
+    return [(a, b, c, bool(d)) for a, b, c, d in db.session.execute(found)]
+
+
+def _row(owner: str | None, evening_id: int, *, for_update: bool = False) -> Evening:
+    found = select(Evening).where(Evening.id == evening_id, Evening.owner == owner)
+    row: Evening | None = db.session.scalar(found.with_for_update() if for_update else found)
+    if row is None:
+        raise NotFound(N_("There is no evening %(id)s in this browser."), id=evening_id)
+    return row
+
+
+def get_evening(*, owner: str | None, evening_id: int) -> EveningView:
+    return _view(_row(owner, evening_id))
+
+
+def _usable(token: str) -> bool:
+    return token.isascii() and len(token) <= TOKEN_MAX_LENGTH
+
+
+def board(*, token: str) -> EveningView:
+    """The evening a board link shows, read-only."""
+    found = select(Evening).where(Evening.board_token == token)
+    row = db.session.scalar(found) if _usable(token) else None
+    if row is None:
+        raise NotFound(N_("There is no such evening board."))
+    return _view(row)
+
+
+def shows_board(*, token: str) -> bool:
+    """Whether the board link still shows its evening (not erased)."""
+    return db.session.scalar(select(Evening.id).where(Evening.board_token == token)) is not None
+
+
+def _tables(row: Evening) -> list[rules.Table]:
+    stored = repository.several([t.match_id for t in row.tables if t.match_id is not None])
+    found = []
+    for table in row.tables:
+        pair: Pairing = (table.player1, table.player2)
+        match = None if table.match_id is None else stored[table.match_id].match
+        scores = (0, 0) if match is None else match.standing.scores
+        winner = table.awarded_to
+        if winner is None and match is not None and match.winner is not None:
+            winner = pair[match.winner - 1]
+        found.append(rules.Table(table.round, pair, scores, winner))
+    return found
+
+
+def _view(row: Evening) -> EveningView:
+    players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
+    names = {p.id: p.name for p in players}
+    tables = _tables(row)
+    fmt = Format(row.format)
+    try:
+        drawn = rules.next_round(fmt, players, tables, row.rounds, row.uid)
+        over = drawn is None
+    except rules.RoundNotOver:
+        drawn, over = None, False
+    return EveningView(
+        id=row.id,
+        name=row.name,
+        format=fmt,
+        settings=TableSettings(target=row.target, rules=row.rules),
+        board_token=row.board_token,
+        created_at=row.created_at,
+        ended=row.ended_at is not None,
+        players=players,
+        rounds=rules.rounds_of(fmt, players, row.rounds),
+        round=max((t.round for t in row.tables), default=0),
+        tables=[
+            TableView(
+                id=each.id,
+                round=each.round,
+                number=each.number,
+                names=(names[each.player1], None if each.player2 is None else names[each.player2]),
+                scores=table.scores,
+                winner=None if table.winner is None else names[table.winner],
+                match_id=each.match_id,
+                token=each.token,
+                awarded=each.awarded_to is not None,
+            )
+            for each, table in zip(row.tables, tables, strict=True)
+        ],
+        standings=rules.standings(fmt, players, tables),
+        next=None
+        if drawn is None
+        else (drawn[0], [(names[a], None if b is None else names[b]) for a, b in drawn[1]]),
+        done=over,
+    )
+
+
+def _open(row: Evening) -> None:
+    if row.ended_at is not None:
+        raise Gone(ENDED)
+
+
+def start_round(*, owner: str, evening_id: int, number: int) -> None:
+    """Draw round ``number`` and start each table's match. Started twice at once, it is
+    one round: the matches by the same uids, the tables by their unique numbers."""
+    row = _row(owner, evening_id)
+    _open(row)
+    if any(table.round >= number for table in row.tables):
+        raise Conflict(N_("Round %(number)s has started already."), number=number)
+    players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
+    drawn = rules.next_round(Format(row.format), players, _tables(row), row.rounds, row.uid)
+    if drawn is None:
+        raise Conflict(N_("Every round of this evening has been played."))
+    if drawn[0] != number:
+        raise Conflict(N_("The next round is round %(number)s."), number=drawn[0])
+    names = {p.id: p.name for p in players}
+    settings = TableSettings(target=row.target, rules=row.rules)
+    started: list[tuple[int, int | None, int | None]] = []
+    for a, b in drawn[1]:
+        if b is None:
+            started.append((a, b, None))
+            continue
+        uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
+        match, _new = matches.start_match(
+            owner=owner, uid=uid, names=(names[a], names[b]), **settings.for_start()
+        )
+        started.append((a, b, match.id))
+    _seat(owner=owner, evening_id=evening_id, number=number, started=started)
+
+
+@writes
+def _seat(
+    *, owner: str, evening_id: int, number: int, started: list[tuple[int, int | None, int | None]]
+) -> None:
+    row = _row(owner, evening_id, for_update=True)
+    if any(table.round >= number for table in row.tables):
+        raise Conflict(N_("Round %(number)s has started already."), number=number)
+    for index, (a, b, match_id) in enumerate(started, 1):
+        token = None if b is None else secrets.token_urlsafe(16)
+        row.tables.append(
+            EveningTable(
+                round=number, number=index, player1=a, player2=b, match_id=match_id, token=token
+            )
+        )
+    try:
+        db.session.commit()
+    except IntegrityError:  # the other phone's start won the race: one round
+        db.session.rollback()
+        raise Conflict(N_("Round %(number)s has started already."), number=number) from None
+    push.changed(-evening_id)
+
+
+@writes
+def add_player(*, owner: str, evening_id: int, name: str) -> None:
+    """A late player, who plays from the next round on."""
+    row = _row(owner, evening_id, for_update=True)
+    _open(row)
+    shown = _view(row)
+    if shown.next is None and not shown.done and shown.round:
+        raise Conflict(N_("Players join or leave between rounds; this one is still played."))
+    if shown.format is Format.ROUND_ROBIN and shown.round:
+        raise Conflict(N_("When everyone plays everyone, no one can join after the first round."))
+    tidied = rules.check_players([*(p.name for p in row.players), name])[-1]
+    row.players.append(EveningPlayer(name=tidied, joined=shown.round + 1))
+    db.session.commit()
+    push.changed(-evening_id)
+
+
+@writes
+def withdraw(*, owner: str, evening_id: int, player_id: int) -> None:
+    """A player leaves after the round played now; their match ends first."""
+    row = _row(owner, evening_id, for_update=True)
+    _open(row)
+    shown = _view(row)
+    player = next((p for p in row.players if p.id == player_id), None)
+    if player is None or player.left is not None:
+        raise NotFound(N_("That player is not playing this evening."))
+    busy = [t for t in shown.current if t.winner is None and player.name in t.names and t.names[1]]
+    if busy:
+        raise Conflict(
+            N_("%(name)s is still playing at table %(table)s: end that match first."),
+            name=player.name,
+            table=busy[0].number,
+        )
+    player.left = shown.round
+    db.session.commit()
+    push.changed(-evening_id)
+
+
+@writes
+def award(*, owner: str, evening_id: int, table_id: int, player_id: int) -> None:
+    """End a table's match for an absent player: the one present wins it. Its deals stay."""
+    row = _row(owner, evening_id, for_update=True)
+    _open(row)
+    table = next((t for t in row.tables if t.id == table_id), None)
+    if table is None or player_id not in (table.player1, table.player2) or table.player2 is None:
+        raise NotFound(N_("That table has no such player."))
+    shown = next(t for t in _view(row).tables if t.id == table_id)
+    if shown.winner is not None:
+        raise Conflict(N_("That table's match is over already."))
+    table.awarded_to = player_id
+    db.session.commit()
+    push.changed(-evening_id)
+
+
+@writes
+def end_evening(*, owner: str, evening_id: int) -> None:
+    """The evening is over: its standings stand, its table links record nothing more."""
+    row = _row(owner, evening_id, for_update=True)
+    _open(row)
+    row.ended_at = utcnow()
+    db.session.commit()
+    push.changed(-evening_id)
+    push.recheck(t.match_id for t in row.tables if t.match_id is not None)
+
+
+def table_match(*, token: str) -> MatchView:
+    """The match a table link opens, while its evening has not ended."""
+    found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
+    row = db.session.execute(found.where(EveningTable.token == token)).one_or_none()
+    if row is None or not _usable(token):
+        raise NotFound(N_("There is no such table."))
+    if row.ended_at is not None:
+        raise Gone(ENDED)
+    return matches.get_match(owner=row.owner, match_id=row.match_id)
+
+
+def table_host(
+    *, tokens: list[str], match_id: int, asking: str | None, writing: bool
+) -> str | None:
+    """The host's key, for a match that one of these table links opens (else None); a
+    write into it once the evening has ended is refused, unless the host asks."""
+    found = (
+        select(Evening.owner, Evening.ended_at)
+        .join(EveningTable)
+        .where(EveningTable.match_id == match_id, EveningTable.token.in_(tokens[:TOKEN_MAX_LENGTH]))
+    )
+    row = db.session.execute(found.limit(1)).one_or_none()
+    if row is None:
+        return None
+    if writing and row.ended_at is not None and row.owner != asking:
+        raise Gone(ENDED)
+    return str(row.owner)

@@ -1,0 +1,195 @@
+"""Club evenings: the host's pages, the room's live board, and each table's link to its match."""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+from functools import partial
+from typing import Any
+
+from flask import Blueprint, Response, redirect, render_template, request, session, url_for
+from flask_babel import gettext
+from werkzeug.wrappers import Response as ResponseBase
+
+from counter.game import parsing
+from counter.game.evening import Format
+from counter.game.refusals import N_, NotFound, Refusal
+from counter.game.scoring import DEFAULT_TARGET
+from counter.services import evenings
+from counter.web import forms, i18n, live, play
+from counter.web.browser import SESSION_TABLES, current_owner, ensure_owner
+from counter.web.errors import shows_again
+from counter.web.qr import qr_svg
+
+bp = Blueprint("evenings", __name__)
+TABLES_KEPT = 8  # the table links a phone holds at once (a player may move tables)
+FORMATS = {
+    Format.ROUND_ROBIN: N_("Everyone plays everyone"),
+    Format.SWISS: N_("Rounds with fresh pairings (Swiss)"),
+    Format.LIVES: N_("Three lives"),
+}
+
+
+def _new_page(error: Refusal | None = None) -> str:
+    return render_template(
+        "evenings.html",
+        evenings=evenings.list_evenings(owner=current_owner()),
+        formats={fmt: gettext(label) for fmt, label in FORMATS.items()},
+        default_target=DEFAULT_TARGET,
+        error=None if error is None else i18n.explain(error),
+    )
+
+
+@bp.get("/evenings")
+def list_evenings() -> str:
+    """This browser's evenings, and a form for a new one."""
+    return _new_page()
+
+
+@bp.post("/evenings")
+@shows_again(_new_page)
+def create_evening() -> ResponseBase:
+    rounds = forms.number("rounds") or 0
+    target = parsing.target_text(request.form.get("target", str(DEFAULT_TARGET)))
+    evening_id = evenings.create_evening(
+        owner=ensure_owner(),
+        name=request.form.get("name", ""),
+        fmt=request.form.get("format", ""),
+        names=request.form.get("players", "").splitlines(),
+        rounds=rounds,
+        target=target,
+        preset=request.form.get("preset", ""),
+    )
+    return redirect(url_for("evenings.show", evening_id=evening_id))
+
+
+def _host_page(evening_id: int, error: Refusal | None = None) -> str:
+    shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
+    links = {
+        t.id: url_for("evenings.table", token=t.token, _external=True)
+        for t in shown.current
+        if t.token
+    }
+    board = url_for("evenings.board", token=shown.board_token, _external=True)
+    return render_template(
+        "evening.html",
+        evening=shown,
+        links=links,
+        qrs={table: qr_svg(link) for table, link in links.items()},
+        board_url=board,
+        board_qr=qr_svg(board),
+        format_name=gettext(FORMATS[shown.format]),
+        error=None if error is None else i18n.explain(error),
+    )
+
+
+@bp.get("/evenings/<id:evening_id>")
+def show(evening_id: int) -> str:
+    """The host's page: this round's tables with their links, the controls, the standings."""
+    return _host_page(evening_id)
+
+
+def _again(error: Refusal) -> str:
+    return _host_page(int((request.view_args or {})["evening_id"]), error)
+
+
+def _back(evening_id: int) -> ResponseBase:
+    return redirect(url_for("evenings.show", evening_id=evening_id))
+
+
+@bp.post("/evenings/<id:evening_id>/rounds")
+@shows_again(_again)
+def start_round(evening_id: int) -> ResponseBase:
+    number = forms.number("round") or 0
+    evenings.start_round(owner=ensure_owner(), evening_id=evening_id, number=number)
+    return _back(evening_id)
+
+
+@bp.post("/evenings/<id:evening_id>/players")
+@shows_again(_again)
+def add_player(evening_id: int) -> ResponseBase:
+    name = request.form.get("name", "")
+    evenings.add_player(owner=ensure_owner(), evening_id=evening_id, name=name)
+    return _back(evening_id)
+
+
+@bp.post("/evenings/<id:evening_id>/players/<id:player_id>/withdraw")
+@shows_again(_again)
+def withdraw(evening_id: int, player_id: int) -> ResponseBase:
+    evenings.withdraw(owner=ensure_owner(), evening_id=evening_id, player_id=player_id)
+    return _back(evening_id)
+
+
+@bp.post("/evenings/<id:evening_id>/tables/<id:table_id>/award")
+@shows_again(_again)
+def award(evening_id: int, table_id: int) -> ResponseBase:
+    player_id = forms.number("player") or 0
+    owner = ensure_owner()
+    evenings.award(owner=owner, evening_id=evening_id, table_id=table_id, player_id=player_id)
+    return _back(evening_id)
+
+
+@bp.post("/evenings/<id:evening_id>/end")
+@shows_again(_again)
+def end(evening_id: int) -> ResponseBase:
+    evenings.end_evening(owner=ensure_owner(), evening_id=evening_id)
+    return _back(evening_id)
+
+
+@bp.get("/evenings/<id:evening_id>/standings")
+def standings(evening_id: int) -> str:
+    """The standings as a page to print, with every round's results."""
+    shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
+    return render_template("evening_print.html", evening=shown)
+
+
+@bp.get("/evenings/<id:evening_id>/standings.csv")
+def standings_csv(evening_id: int) -> Response:
+    shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["place", "player", "played", "won", "difference", "lives"])
+    for place, row in enumerate(shown.standings, 1):
+        lives = "" if row.lives is None else row.lives
+        writer.writerow([place, row.player.name, row.played, row.won, row.difference, lives])
+    saved = f'attachment; filename="evening-{shown.id}.csv"'
+    return Response(out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": saved})
+
+
+@bp.get("/board/<token>")
+def board(token: str) -> str:
+    """The room's board, read-only and live: for a laptop or a TV on the wall."""
+    shown = evenings.board(token=token)
+    return render_template("board.html", evening=shown, token=token)
+
+
+@bp.get("/api/board/<token>/events")
+def board_events(token: str) -> Response:
+    """The board, live: its body again at every deal or correction of the evening's matches
+    and every change of the evening; a new round ends the stream (the page opens the next,
+    which watches the new round's matches too)."""
+    first = evenings.board(token=token)
+    watched = tuple(t.match_id for t in first.tables if t.match_id is not None)
+
+    def now() -> dict[str, Any]:
+        shown = evenings.board(token=token)
+        if shown.round != first.round:
+            raise NotFound(N_("A new round has started."))
+        return {"html": render_template("board_body.html", evening=shown)}
+
+    # A room's phones read one board: bounded by their addresses and the process, each
+    # stream its own holder (a browser's bound would let 8 read it a process).
+    holder = f"board:{secrets.token_hex(8)}"
+    allowed = partial(evenings.shows_board, token=token)
+    return live.stream(-first.id, now, holder, None, allowed, also=watched)
+
+
+@bp.get("/table/<token>")
+def table(token: str) -> str:
+    """A table's match on a phone, with everything the counter does; this phone may record
+    in it (and in nothing else of the host's) until the evening ends."""
+    match = evenings.table_match(token=token)
+    held = [each for each in session.get(SESSION_TABLES, []) if each != token]
+    session[SESSION_TABLES] = [token, *held][:TABLES_KEPT]
+    return play.render_home(match)

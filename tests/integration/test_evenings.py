@@ -1,0 +1,276 @@
+"""Club evenings through the app: the host's forms, each table's link, the board, refusals."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+
+from counter.storage.models import Evening, EveningPlayer, EveningTable, Match, db
+from tests.helpers import api_deal, api_start, at_once, page_field, win_match
+
+SIX = ["Ана", "Борис", "Вера", "Галя", "Дени", "Емо"]
+
+
+def host_form(client: FlaskClient, action: str, **fields: Any) -> Any:
+    page = client.get("/evenings").get_data(as_text=True)
+    return client.post(action, data={"csrf_token": page_field(page, "csrf_token"), **fields})
+
+
+def create(client: FlaskClient, names: list[str], fmt: str = "round_robin", **more: Any) -> int:
+    fields = {"name": "Петък", "players": "\n".join(names), "format": fmt, "target": "11"}
+    response = host_form(client, "/evenings", preset="santase", **{**fields, **more})
+    assert response.status_code == 302, response.get_data(as_text=True)
+    return int(response.headers["Location"].rsplit("/", 1)[1])
+
+
+def start_round(client: FlaskClient, evening: int, number: int) -> Any:
+    return host_form(client, f"/evenings/{evening}/rounds", round=str(number))
+
+
+def tables(app: Flask, evening: int, number: int) -> list[EveningTable]:
+    with app.app_context():
+        found = select(EveningTable).where(
+            EveningTable.evening_id == evening, EveningTable.round == number
+        )
+        return list(db.session.scalars(found.order_by(EveningTable.number)))
+
+
+def at_table(app: Flask, token: str) -> FlaskClient:
+    """A phone that opened a table's link."""
+    phone = app.test_client()
+    assert phone.get(f"/table/{token}").status_code == 200
+    return phone
+
+
+def play_round(app: Flask, evening: int, number: int, winner: int = 1) -> None:
+    for table in tables(app, evening, number):
+        if table.token is not None:
+            win_match(at_table(app, table.token), table.match_id, winner)  # type: ignore[arg-type]
+
+
+def table_uid(app: Flask, match_id: int | None) -> str:
+    with app.app_context():
+        return db.session.get_one(Match, match_id).uid
+
+
+def standings(client: FlaskClient, evening: int) -> list[list[str]]:
+    csv = client.get(f"/evenings/{evening}/standings.csv").get_data(as_text=True)
+    return [line.split(",") for line in csv.strip().splitlines()[1:]]
+
+
+def test_round_robin_of_six_is_five_rounds_of_three_tables(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX)
+    pairs, pairs_played = [], []
+    for number in range(1, 6):
+        assert start_round(client, evening, number).status_code == 302
+        seated = tables(app, evening, number)
+        assert len(seated) == 3
+        pairs += [frozenset((t.player1, t.player2)) for t in seated]
+        pairs_played += [(t.player1, t.player2) for t in seated]
+        play_round(app, evening, number)
+    assert len(set(pairs)) == 15
+    assert start_round(client, evening, 6).status_code == 409
+    wins = Counter(first for first, _second in pairs_played)  # the first seat won each
+    with app.app_context():
+        names = dict(db.session.execute(select(EveningPlayer.id, EveningPlayer.name)).all())
+    won = {row[1]: int(row[3]) for row in standings(client, evening)}
+    assert won == {name: wins[pid] for pid, name in names.items()}
+
+
+def test_a_correction_of_an_earlier_match_changes_the_standings(
+    app: Flask, client: FlaskClient
+) -> None:
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    win_match(at_table(app, table.token), table.match_id, 1)  # type: ignore[arg-type]
+    assert standings(client, evening)[0][1] == SIX[0]
+    for number in range(1, 5):  # the host's correction, through the match's own
+        host = client.patch(f"/api/matches/{table.match_id}/deals/{number}", json={"player": 2})
+        assert host.status_code == 200, host.json
+    assert standings(client, evening)[0][1] == SIX[1]
+
+
+def test_swiss_pairs_ten_players_four_rounds_without_a_repeat(
+    app: Flask, client: FlaskClient
+) -> None:
+    evening = create(client, [f"P{i}" for i in range(10)], "swiss", rounds="4")
+    pairs = []
+    for number in range(1, 5):
+        assert start_round(client, evening, number).status_code == 302
+        pairs += [frozenset((t.player1, t.player2)) for t in tables(app, evening, number)]
+        play_round(app, evening, number, winner=number % 2 + 1)
+    assert len(pairs) == len(set(pairs)) == 20
+
+
+def test_three_lives_plays_to_one_winner(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, [f"P{i}" for i in range(8)], "lives")
+    number = 1
+    while start_round(client, evening, number).status_code == 302:
+        play_round(app, evening, number)
+        number += 1
+    rows = standings(client, evening)
+    assert [row[5] for row in rows].count("0") == 7
+
+
+def test_a_round_started_twice_at_once_is_one_round(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX)
+    page = client.get("/evenings").get_data(as_text=True)
+    token = page_field(page, "csrf_token")
+    post = lambda: client.post(  # noqa: E731
+        f"/evenings/{evening}/rounds", data={"csrf_token": token, "round": "1"}
+    )
+    assert sorted(at_once([post, post])) == [302, 409]
+    with app.app_context():
+        assert db.session.scalar(select(func.count(EveningTable.id))) == 3
+        assert db.session.scalar(select(func.count(Match.id))) == 3
+
+
+def test_the_next_round_waits_for_every_table(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX)
+    start_round(client, evening, 1)
+    response = start_round(client, evening, 2)
+    assert response.status_code == 409
+    assert "Every table has to finish" in response.get_data(as_text=True)
+    assert len(tables(app, evening, 2)) == 0
+
+
+def test_an_absent_players_match_is_ended_by_the_host(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:4])
+    start_round(client, evening, 1)
+    first, second = tables(app, evening, 1)
+    api_deal(at_table(app, first.token), first.match_id, 1, "schwarz")  # type: ignore[arg-type]
+    award = f"/evenings/{evening}/tables/{first.id}/award"
+    assert host_form(client, award, player=str(first.player2)).status_code == 302
+    win_match(at_table(app, second.token), second.match_id)  # type: ignore[arg-type]
+    assert start_round(client, evening, 2).status_code == 302
+    with app.app_context():  # the deal recorded before stays
+        assert len(db.session.get_one(Match, first.match_id).deals) == 1
+
+
+def test_a_table_link_reaches_its_match_and_nothing_else(app: Flask, client: FlaskClient) -> None:
+    own = api_start(client, players=["Иван", "Мария"])["id"]
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    phone = at_table(app, table.token)
+    assert api_deal(phone, table.match_id, 1, "normal").status_code == 201  # type: ignore[arg-type]
+    assert phone.get(f"/api/matches/{table.match_id}").status_code == 200
+    assert phone.get(f"/api/matches/{own}").status_code == 404
+    assert api_deal(phone, own, 1, "normal").status_code == 404
+    assert phone.get("/api/matches").json["matches"] == []  # type: ignore[index]
+    assert phone.delete(f"/api/matches/{table.match_id}").status_code == 409
+    assert phone.get("/api/export").json["matches"] == []  # type: ignore[index]
+    assert phone.get(f"/evenings/{evening}").status_code == 404
+    assert host_form(phone, "/privacy/erase", confirmed="1").status_code == 302
+    with app.app_context():  # the phone erased its own, none of the host's
+        assert db.session.scalar(select(func.count(Match.id))) == 2
+        assert len(db.session.get_one(Match, table.match_id).deals) == 1
+
+
+def test_the_table_link_stops_recording_when_the_evening_ends(
+    app: Flask, client: FlaskClient
+) -> None:
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    phone = at_table(app, table.token)
+    assert host_form(client, f"/evenings/{evening}/end").status_code == 302
+    refused = api_deal(phone, table.match_id, 1, "normal")  # type: ignore[arg-type]
+    assert refused.status_code == 410
+    assert "has ended" in refused.json["error"]
+    assert phone.get(f"/table/{table.token}").status_code == 410
+    with app.app_context():
+        assert db.session.get_one(Match, table.match_id).deals == []
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        (["Ана"], "at least two players"),
+        (["Ана", "ана"], "on the list twice"),
+        ([f"P{i}" for i in range(65)], "at most 64 players"),
+    ],
+)
+def test_bad_player_lists_change_nothing(
+    app: Flask, client: FlaskClient, names: list[str], message: str
+) -> None:
+    response = host_form(
+        client,
+        "/evenings",
+        name="x",
+        players="\n".join(names),
+        format="swiss",
+        target="11",
+        preset="santase",
+        rounds="1",
+    )
+    assert 400 <= response.status_code < 500
+    assert message in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(select(func.count(Evening.id))) == 0
+
+
+def test_a_player_cannot_withdraw_mid_match(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:4], "swiss", rounds="2")
+    start_round(client, evening, 1)
+    first = tables(app, evening, 1)[0]
+    response = host_form(client, f"/evenings/{evening}/players/{first.player1}/withdraw")
+    assert response.status_code == 409
+    assert "still playing at table 1" in response.get_data(as_text=True)
+    play_round(app, evening, 1)
+    assert (
+        host_form(client, f"/evenings/{evening}/players/{first.player1}/withdraw").status_code
+        == 302
+    )
+    start_round(client, evening, 2)
+    seated = tables(app, evening, 2)
+    assert first.player1 not in [p for t in seated for p in (t.player1, t.player2)]
+
+
+def test_a_late_player_plays_from_the_next_round(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:3], "swiss", rounds="2")
+    start_round(client, evening, 1)
+    play_round(app, evening, 1)
+    assert host_form(client, f"/evenings/{evening}/players", name="Жоро").status_code == 302
+    start_round(client, evening, 2)
+    assert len([t for t in tables(app, evening, 2) if t.player2 is not None]) == 2
+
+
+def test_no_late_player_once_everyone_plays_everyone(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:4])
+    start_round(client, evening, 1)
+    play_round(app, evening, 1)
+    response = host_form(client, f"/evenings/{evening}/players", name="Жоро")
+    assert response.status_code == 409
+
+
+def test_the_board_and_the_history(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    api_deal(at_table(app, table.token), table.match_id, 1, "schwarz")  # type: ignore[arg-type]
+    with app.app_context():
+        token = db.session.get_one(Evening, evening).board_token
+    board = app.test_client().get(f"/board/{token}").get_data(as_text=True)
+    assert re.search(r"data-score>3:0<", board)
+    assert "Петък" in client.get("/evenings").get_data(as_text=True)
+    assert client.get(f"/evenings/{evening}/standings").status_code == 200
+    exported = client.get("/api/export").json["matches"]  # type: ignore[index]
+    assert [m["uid"] for m in exported] == [table_uid(app, table.match_id)]
+
+
+def test_erasing_everything_erases_the_evenings(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    assert host_form(client, "/privacy/erase", confirmed="1").status_code == 302
+    with app.app_context():
+        assert db.session.scalar(select(func.count(Evening.id))) == 0
+        assert db.session.scalar(select(func.count(EveningTable.id))) == 0
+        assert db.session.scalar(select(func.count(Match.id))) == 0
