@@ -33,8 +33,11 @@ def _match_table() -> object:
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("deal") as batch:
-        batch.add_column(sa.Column("shutout", sa.String(16), nullable=False, server_default="once"))
+    for table in ("deal", "evening"):  # an evening keeps the house rules its tables start with
+        with op.batch_alter_table(table) as batch:
+            batch.add_column(
+                sa.Column("shutout", sa.String(16), nullable=False, server_default="once")
+            )
     with _match_table() as batch:  # type: ignore[attr-defined]
         batch.add_column(sa.Column("shutout", sa.String(16), nullable=False, server_default="once"))
         batch.add_column(sa.Column("game", sa.String(16), nullable=False, server_default="santase"))
@@ -70,5 +73,6 @@ def downgrade() -> None:
         batch.drop_column("marks")
         batch.drop_column("game")
         batch.drop_column("shutout")
-    with op.batch_alter_table("deal") as batch:
-        batch.drop_column("shutout")
+    for table in ("deal", "evening"):
+        with op.batch_alter_table(table) as batch:
+            batch.drop_column("shutout")
