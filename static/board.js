@@ -1,7 +1,7 @@
 // Drawing the match on the counter page, and the one line under the score that says what
 // the last tap did or what went wrong. The words come from the page, in its language.
 import { state, trouble, view } from "./outbox.js";
-import { reached } from "./standing.js";
+import { reached, shown } from "./standing.js";
 
 export const root = document.getElementById("counter");
 export const words = JSON.parse(root.dataset.words);
@@ -12,6 +12,11 @@ export const $$ = (selector, within = root) => [...within.querySelectorAll(selec
 
 // Each outcome's name, as its button says it; a mistake as the opponent's (words.py's deal_note).
 const outcomeName = (outcome) => words.received?.[outcome] ?? $(`button.deal[value="${outcome}"] .kind`).textContent;
+// A score as the match's game says it (Schnapsen: what is left to make). A declaration,
+// so that it is there before this module has run (its imports run first and may draw).
+export function said(match, score) {
+  return shown(match, score, state.rules);
+}
 const receives = (match, deal) =>
   fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
 
@@ -24,12 +29,20 @@ export function describe(match, deal) {
 // The winner's name and "11:3", the winner's points first, as a result is said.
 export function wonBy(match) {
   const winner = match.players[match.winner - 1];
-  return { name: winner.name, score: `${winner.score}:${match.players[2 - match.winner].score}` };
+  return {
+    name: winner.name,
+    score: `${said(match, winner.score)}:${said(match, match.players[2 - match.winner].score)}`,
+  };
 }
 
 export function announce(match) {
   const [first, second] = match.players;
-  return fill(words.score, { name1: first.name, score1: first.score, name2: second.name, score2: second.score });
+  return fill(words.score, {
+    name1: first.name,
+    score1: said(match, first.score),
+    name2: second.name,
+    score2: said(match, second.score),
+  });
 }
 
 function cell(text, className) {
@@ -64,8 +77,8 @@ function dealRow(match, deal) {
     number,
     deal.player ? cell(receives(match, deal), `seat${deal.player}`) : cell(words.noPoints),
     why,
-    cell(deal.scores[0], "num"),
-    cell(deal.scores[1], "num"),
+    cell(said(match, deal.scores[0]), "num"),
+    cell(said(match, deal.scores[1]), "num"),
   );
   if (deal.pending) row.className = "pending";
   return row;
@@ -76,8 +89,9 @@ const shownBefore = {}; // what the fields showed at the last drawing
 function drawPlayers(match) {
   for (const player of match.players) {
     const card = $(`.player[data-seat="${player.seat}"]`);
-    $("[data-score]", card).textContent = player.score;
+    $("[data-score]", card).textContent = said(match, player.score);
     $("[data-games]", card).textContent = player.games ?? "…"; // a series the server will count
+    $("[data-tally]", card).textContent = words.tally[match.game];
     $("[data-winner]", card).hidden = match.winner !== player.seat;
     $("[data-deals]", card).hidden = match.finished || match.dealer !== player.seat;
     card.classList.toggle("won", match.winner === player.seat);
@@ -102,23 +116,32 @@ function drawPlayers(match) {
 }
 
 function drawChoices(match) {
+  const names = words.outcomes[match.game];
   for (const button of $$(".record button.deal")) {
     const outcome = match.outcomes[button.value];
+    $(".kind", button).textContent = names[button.value]; // the game's own words
     button.hidden = !outcome?.button;
     if (outcome?.button && button.value !== "tie") $(".points", button).textContent = `+${outcome.points}`;
   }
   $(".tie").hidden = !match.outcomes.tie?.button;
   // A target a score has reached would end the match at once; above a winner's, it plays on.
+  const game = state.rules.games[match.game];
+  $("[data-game]").textContent = `${words.games[match.game]} ·`;
+  $("[data-game]").hidden = match.game === "santase"; // the counter's own game goes unnamed
   for (const button of $$(".targets button")) {
     const target = Number(button.value);
+    button.hidden = !game.targets.includes(target);
     button.setAttribute("aria-pressed", String(target === match.target));
     button.disabled = target === match.target || reached(match, target, state.rules);
   }
   // Fields follow the match only when its rules changed, whatever order an answer names
   // them in (a pushed match's is not the API's): a choice being made stays as it is.
-  const rules = JSON.stringify(match.rules, state.rules.rule_names); // in that order
+  const rules = match.game + JSON.stringify(match.rules, state.rules.rule_names); // in that order
   if (shownBefore.rules !== rules) {
-    for (const select of $$(".rules-form select[id^=rule-]")) select.value = match.rules[select.name];
+    for (const select of $$(".rules-form select[id^=rule-]")) {
+      for (const option of select.options) option.hidden = !game.variants[select.name].includes(option.value);
+      select.value = match.rules[select.name];
+    }
     shownBefore.rules = rules;
   }
 }
@@ -126,7 +149,7 @@ function drawChoices(match) {
 export function draw() {
   const match = view();
   const [first, second] = match.players;
-  const score = `${first.score}:${second.score}`;
+  const score = `${said(match, first.score)}:${said(match, second.score)}`;
   root.classList.toggle("fresh", match.deals.length === 0);
   root.classList.toggle("over", match.finished);
   drawPlayers(match);
@@ -177,11 +200,11 @@ export function notify(text, { error = false, stays = false, score = null } = {}
   if (score) {
     const echo = document.createElement("strong");
     echo.className = "echo";
-    const shown = Object.assign(document.createElement("span"), { ariaHidden: "true" });
-    shown.textContent = `${score.players[0].score}:${score.players[1].score}`;
-    const said = Object.assign(document.createElement("span"), { className: "visually-hidden" });
-    said.textContent = `${announce(score)}. `; // what a screen reader says instead
-    echo.append(shown, said);
+    const seen = Object.assign(document.createElement("span"), { ariaHidden: "true" });
+    seen.textContent = `${said(score, score.players[0].score)}:${said(score, score.players[1].score)}`;
+    const heard = Object.assign(document.createElement("span"), { className: "visually-hidden" });
+    heard.textContent = `${announce(score)}. `; // what a screen reader says instead
+    echo.append(seen, heard);
     message.append(echo);
   }
   const line = document.createElement("span");

@@ -67,8 +67,9 @@ export function request(change, state) {
   const match = `/api/matches/${id}`;
   switch (change.kind) {
     case "start": {
-      const { uid, target, players, rules, first_dealer } = change;
-      return ["POST", "/api/matches", { uid, target, players, rules, first_dealer }];
+      const { uid, game, target, players, rules, first_dealer } = change;
+      const chosen = game === undefined ? {} : { game }; // else the server's: the last match's
+      return ["POST", "/api/matches", { uid, ...chosen, target, players, rules, first_dealer }];
     }
     case "deal": {
       const { player, outcome, request_id, after } = change;
@@ -86,7 +87,7 @@ export function request(change, state) {
     }
     default: {
       const body = {};
-      for (const name of ["target", "players", "rules", "first_dealer", "play_on"]) {
+      for (const name of ["game", "target", "players", "rules", "first_dealer", "play_on"]) {
         if (change[name] !== undefined) body[name] = change[name];
       }
       return ["PATCH", match, body];

@@ -99,6 +99,7 @@ export function matchUid() {
   enqueue({
     kind: "start",
     uid,
+    game: shown.game,
     target: shown.target,
     first_dealer: shown.first_dealer,
     players: shown.players.map((player) => player.name),

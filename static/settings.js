@@ -2,7 +2,7 @@
 // the house rules and a new match. Needed only sometimes, so counter.js loads this file
 // when a change is first made (or a setting first tapped) and hands it `tap`: how a
 // change is made there, and the same-tap guard.
-import { $, fill, moreWords, notify, wonBy, words } from "./board.js";
+import { $, fill, moreWords, notify, said, wonBy, words } from "./board.js";
 import { newId } from "./changes.js";
 import { matchUid, state, view } from "./outbox.js";
 
@@ -83,11 +83,11 @@ export function rules(form, _button, tap) {
   const preset = words.presets[form.elements.preset.value];
   const rules = {};
   for (const name of state.rules.rule_names) rules[name] = form.elements[name].value;
-  // A preset comes with its target, and says so when that changes the match's.
+  // A preset comes with its target (and game), and says so when that changes the match's.
   const target = preset?.target;
   const moved = target !== undefined && target !== view().target;
   const message = moved ? `${words.rulesSaved} ${fill(words.targetNow, { target })}` : words.rulesSaved;
-  changeSettings(tap, { rules, target }, message, $("legend", form).textContent);
+  changeSettings(tap, { rules, target, game: preset?.game }, message, $("legend", form).textContent);
   form.elements.preset.value = "";
 }
 
@@ -96,12 +96,18 @@ export async function start(form, _button, tap) {
   if (tap.tooSoon()) return;
   const shown = view();
   if (shown.deals.length && !shown.finished) {
-    const match = `${shown.players[0].name} – ${shown.players[1].name} ${shown.players[0].score}:${shown.players[1].score}`;
+    const [first, second] = shown.players;
+    const match = `${first.name} – ${second.name} ${said(shown, first.score)}:${said(shown, second.score)}`;
     if (!(await ask(fill(words.confirmNew, { match }), words.startNew))) return;
   }
   const data = new FormData(form);
   const preset = words.presets[data.get("preset")];
-  const start = { kind: "start", uid: newId(), target: Number(data.get("target")), first_dealer: shown.dealer };
+  // A game other than the match's is played to its own targets: the form's, if it offers it.
+  const game = data.get("game") || shown.game;
+  const targets = state.rules.games[game].targets;
+  const asked = Number(data.get("target"));
+  const target = targets.includes(asked) ? asked : state.rules.games[game].target;
+  const start = { kind: "start", uid: newId(), game, target, first_dealer: shown.dealer };
   tap.change({ ...start, ...(preset ?? {}), label: words.started });
   tap.started();
   notify(fill(words.startedTo, { target: view().target }));

@@ -12,6 +12,28 @@ const ROLES = {
   other: (dealer) => 3 - dealer,
 };
 const COMPARISONS = { at_least: (score, target) => score >= target };
+// How a game shows a score: as made, or (Schnapsen) what is left to make.
+const SHOWN = { score: (score) => score, left: (score, target) => Math.max(target - score, 0) };
+// Whose tally a won match adds to.
+const TALLIES = { winner: (won) => won, loser: (won) => 3 - won };
+
+// A score of `match` as its game's players say it.
+export const shown = (match, score, rules) => SHOWN[rules.games[match.game].shown](score, match.target);
+
+// What `view`'s own win adds to each seat's tally: [first, second].
+function ownMarks(view, rules) {
+  const marks = [0, 0];
+  if (view.winner === null) return marks;
+  const game = rules.games[view.game];
+  const loser = view.players[2 - view.winner];
+  marks[TALLIES[game.tally](view.winner) - 1] = game.marks[view.rules.shutout][loser.score === 0 ? 1 : 0];
+  return marks;
+}
+
+// Whether `game` is played with `houseRules` and to `target`.
+const playable = (game, houseRules, target) =>
+  game.targets.includes(target) &&
+  Object.entries(game.variants).every(([name, choices]) => choices.includes(houseRules[name]));
 
 // Each outcome under `houseRules`: {points (null: refused), button}.
 function outcomesUnder(houseRules, rules) {
@@ -30,9 +52,10 @@ function settle(view, rules) {
   view.finished = view.winner !== null;
   view.leader = ROLES[rules.leader](view.dealer);
   view.outcomes = outcomesUnder(view.rules, rules);
+  view.marks = ownMarks(view, rules);
   for (const player of view.players) {
     // null: a series only the server knows (other names), until it answers
-    player.games = player.earlier === null ? null : player.earlier + (view.winner === player.seat ? 1 : 0);
+    player.games = player.earlier === null ? null : player.earlier + view.marks[player.seat - 1];
   }
   return view;
 }
@@ -100,6 +123,12 @@ function correct(view, change, rules) {
 
 // A settings change is taken whole or not at all, as the server takes it.
 function settings(view, change, rules) {
+  const other = change.game !== undefined && change.game !== view.game;
+  if (other && view.deals.length) return view; // the game is chosen before the first deal
+  const game = rules.games[change.game ?? view.game];
+  const target = change.target ?? (other ? game.target : view.target);
+  const houseRules = { ...(other ? game.rules : view.rules), ...(change.rules ?? {}) };
+  if (!playable(game, houseRules, target)) return view;
   if (change.target !== undefined && change.target !== view.target) {
     if (reached(view, change.target, rules)) return view; // it would end the match at once
     if (view.finished && !change.play_on) return view; // a won match goes on only when asked
@@ -115,33 +144,43 @@ function settings(view, change, rules) {
       player.earlier = earlier[index];
     });
   }
-  if (change.rules) view.rules = { ...view.rules, ...change.rules };
-  if (change.target) view.target = change.target;
+  view.game = change.game ?? view.game;
+  view.rules = houseRules;
+  view.target = target;
   if (change.first_dealer && view.deals.length === 0) view.first_dealer = view.dealer = change.first_dealer;
   return settle(view, rules);
 }
 
 // Each name's `games` (or games `earlier` than this match) when the players become
-// `names`: the same series as the match on the screen keeps them, by name; another
-// series is unknown (null) until the server, which keeps every series, says.
-function carried(view, names, rules, count = "games") {
+// `names` in `game`: the same series as the match on the screen keeps them, by name;
+// another series is unknown (null) until the server, which keeps every series, says.
+function carried(view, names, rules, count = "games", game = view.game) {
   const games = new Map(view.players.map((player) => [player.name, player[count]]));
   const same =
-    rules.series === "same_names_either_seat" && names[0] !== names[1] && names.every((name) => games.has(name));
+    rules.series === "same_game_and_names_either_seat" &&
+    game === view.game &&
+    names[0] !== names[1] &&
+    names.every((name) => games.has(name));
   return names.map((name) => (same ? games.get(name) : null));
 }
 
 function start(view, change, rules) {
   if (view.uid === change.uid) return view; // the server started it already
   const names = change.players ?? view.players.map((player) => player.name);
-  const earlier = carried(view, names, rules);
+  const name = change.game ?? view.game;
+  const game = rules.games[name];
+  const earlier = carried(view, names, rules, "games", name);
   const dealer = change.first_dealer ?? 1;
+  const houseRules = { ...(name === view.game ? view.rules : game.rules), ...(change.rules ?? {}) };
+  const target = change.target ?? game.target;
+  if (!playable(game, houseRules, target)) return view; // refused: the match on the screen stays
   return settle(
     {
       id: null,
       uid: change.uid,
-      target: change.target ?? view.target,
-      rules: change.rules ? { ...view.rules, ...change.rules } : view.rules,
+      game: name,
+      target,
+      rules: houseRules,
       first_dealer: dealer,
       dealer,
       deals: [],
@@ -158,8 +197,9 @@ const steps = { deal, undo, correct, settings, start };
 // matches are left out.
 export function fold(match, changes, rules) {
   let view = structuredClone(match);
+  const marks = ownMarks(view, rules);
   for (const player of view.players) {
-    player.earlier = player.games === null ? null : player.games - (view.winner === player.seat ? 1 : 0);
+    player.earlier = player.games === null ? null : player.games - marks[player.seat - 1];
   }
   view = settle(view, rules);
   for (const change of changes) {

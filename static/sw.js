@@ -3,7 +3,7 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v9";
+const SHELL = "santase-shell-v10";
 const ASSETS = [
   "/",
   "/static/counter.css",
@@ -23,6 +23,7 @@ const ASSETS = [
   "/static/refusals.js",
   "/words/bg.json",
   "/words/en.json",
+  "/words/de.json",
   "/static/icon.svg",
   "/static/icon-192.png",
   "/manifest.webmanifest",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from counter.game import scoring
+from counter.game.games import GAMES, SANTASE, Game
 from counter.game.refusals import N_, Conflict, NotFound
 from counter.game.scoring import (
     DEFAULT_RULES,
@@ -45,6 +46,10 @@ class FirstDealerFixed(Conflict):
     """Who dealt first was to change after the first deal."""
 
 
+class GameFixed(Conflict):
+    """The game of a match was to change after its first deal."""
+
+
 @dataclass
 class Deal:
     """One deal's game points, for the player who received them (none for a tie), scored
@@ -74,6 +79,7 @@ class Match:
     first_dealer: Seat = 1
     rules: HouseRules = DEFAULT_RULES  # those the next deal is recorded under
     deals: list[Deal] = field(default_factory=list)
+    game: Game = SANTASE
 
     # --- what the deals come to -----------------------------------------------------------
 
@@ -88,6 +94,16 @@ class Match:
     @property
     def winner(self) -> Seat | None:
         return self.standing.winner
+
+    @property
+    def marks(self) -> int:
+        """What the match counts in its series' tally: 0 until won (a Bummerl may count 2)."""
+        return self.game.marks(self.standing, self.rules)
+
+    @property
+    def tallied(self) -> Seat | None:
+        """Whose tally the finished match adds :attr:`marks` to (a Bummerl: the loser's)."""
+        return self.game.tallied(self.standing)
 
     @property
     def dealers(self) -> list[Seat]:
@@ -208,18 +224,29 @@ class Match:
         preset: Preset | None = None,
         first_dealer: Seat | None = None,
         play_on: bool = False,
+        game: Game | None = None,
     ) -> None:
         """Rename the players, switch the target, change the house rules (a preset sets
         them and, unless ``target`` is given, the target) or who deals first.
 
         A target that a score already reaches is refused; a higher target for a won match
         takes its win back, and is refused unless ``play_on``. New rules count from the
-        next deal. Who deals first changes only before the first deal."""
+        next deal. Who deals first, and the game (a preset of another game changes it),
+        change only before the first deal; a game's own rules and target come with it."""
         if first_dealer is not None and first_dealer != self.first_dealer and self.deals:
             raise FirstDealerFixed(N_("Who dealt first can only be changed before the first deal."))
         if preset is not None:
+            game = GAMES[preset.game] if game is None else game
             target = preset.target if target is None else target
             rules = preset.rules if rules is None else rules
+        if game is not None and game != self.game:
+            if self.deals:
+                raise GameFixed(N_("The game can only be changed before the first deal."))
+            target = game.target if target is None else target
+            rules = game.rules if rules is None else rules
+        playing = self.game if game is None else game
+        playing.check_target(self.target if target is None else target)
+        playing.check_rules(self.rules if rules is None else rules)
         now = self.standing
         if names is not None:
             now = Standing(now.scores, now.target, names)
@@ -230,3 +257,4 @@ class Match:
             self.rules = rules
         if first_dealer is not None:
             self.first_dealer = first_dealer
+        self.game = playing

@@ -23,6 +23,7 @@ from counter.game.scoring import (
     PRESETS,
     SEATS,
     TARGETS,
+    GameName,
     HouseRules,
     Outcome,
     Preset,
@@ -93,6 +94,17 @@ def target(value: object) -> int:
         targets=", ".join(str(target) for target in TARGETS[:-1]),
         last=TARGETS[-1],
         value=as_sent(value),
+    )
+
+
+def game(value: object) -> GameName:
+    """The game named ``value``, or say which games the counter knows."""
+    if isinstance(value, str) and value in GameName._value2member_map_:
+        return GameName(value)
+    raise Invalid(
+        N_("There is no game %(value)s: choose one of %(names)s."),
+        value=as_sent(value),
+        names=", ".join(GameName),
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, cast
 
+from counter.game.games import GAMES, Game
 from counter.game.refusals import Invalid
 from counter.game.scoring import (
     DEFAULT_RULES,
@@ -22,6 +23,8 @@ from counter.game.scoring import (
     NextDealer,
     Outcome,
     Seat,
+    Shutout,
+    Standing,
     leader,
     next_dealer,
     other,
@@ -39,8 +42,16 @@ ROLES: dict[str, Callable[[Seat, Seat | None], Seat | None]] = {
 COMPARISONS: dict[str, Callable[[int, int], bool]] = {
     "at_least": lambda score, target: score >= target
 }
-# How the games of a series carry over: same two names, either seat (counter.storage.series).
-SERIES = "same_names_either_seat"
+# How a game may show a score to its players.
+SHOWN: dict[str, Callable[[int, int], int]] = {
+    "score": lambda score, _target: score,
+    "left": lambda score, target: max(target - score, 0),  # Schnapsen: still to make
+}
+# Whose tally a won match may add to.
+TALLIES: dict[str, Callable[[Seat], Seat]] = {"winner": lambda won: won, "loser": other}
+# How the games of a series carry over: same game, same two names, either seat
+# (counter.storage.series).
+SERIES = "same_game_and_names_either_seat"
 
 
 @cache
@@ -52,7 +63,52 @@ def for_the_script() -> dict[str, Any]:
         "leader": _role([(leader(1), 1, None), (leader(2), 2, None)]),
         "reach": _comparison(),
         "series": SERIES,
+        "games": {game.name.value: _game(game) for game in GAMES.values()},
     }
+
+
+def _game(game: Game) -> dict[str, Any]:
+    """What the script needs of a game: its defaults, what it offers, how it shows a score,
+    and what a won match counts for whom (asked of the game on sample matches)."""
+    return {
+        "target": game.target,
+        "targets": list(game.targets),
+        "rules": game.rules.as_dict(),
+        "variants": {
+            switch.name: [choice.value for choice in game.choices(switch.name)]
+            for switch in HouseRules.switches()
+        },
+        "shown": _pick(
+            SHOWN,
+            lambda shown: all(
+                shown(score, target) == game.shown(score, target)
+                for target in game.targets
+                for score in range(target + 4)
+            ),
+        ),
+        "tally": _pick(
+            TALLIES,
+            lambda tally: all(
+                tally(won) == game.tallied(Standing((7, 0) if won == 1 else (0, 7), 7))
+                for won in SEATS
+            ),
+        ),
+        # Marks of a won match by its shutout rule: [the loser scored, the loser did not].
+        "marks": {
+            choice.value: [
+                game.marks(Standing(scores, 7), dataclasses.replace(game.rules, shutout=choice))
+                for scores in ((7, 1), (7, 0))
+            ]
+            for choice in Shutout
+        },
+    }
+
+
+def _pick(named: dict[str, Any], agrees: Callable[[Any], bool]) -> str:
+    for name, each in named.items():
+        if agrees(each):
+            return name
+    raise ValueError(f"none of {sorted(named)} does what the game does: teach the script one")
 
 
 def outcome_under(rules: HouseRules, outcome: Outcome) -> dict[str, Any]:

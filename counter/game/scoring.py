@@ -74,6 +74,14 @@ class NextDealer(StrEnum):
     ALTERNATE = "alternate"
 
 
+class Shutout(StrEnum):
+    """What a match won while the loser never scored counts in the tally: a 7:0 in
+    Sixty-six, a Schneider-Bummerl in Schnapsen."""
+
+    ONCE = "once"
+    TWICE = "twice"
+
+
 class Ties(StrEnum):
     """Whether a deal that ends 65:65 is recorded."""
 
@@ -142,6 +150,17 @@ class HouseRules:
         ),
     )
 
+    shutout: Shutout = field(
+        default=Shutout.ONCE,
+        metadata=_words(
+            N_("Match won to nil"),
+            {
+                Shutout.ONCE: N_("counts once"),
+                Shutout.TWICE: N_("counts twice"),
+            },
+        ),
+    )
+
     @staticmethod
     @cache
     def switches() -> tuple[Switch, ...]:
@@ -196,14 +215,31 @@ class HouseRules:
 DEFAULT_RULES = HouseRules()
 
 
+class GameName(StrEnum):
+    """The game of the 66 family a match is played and counted by (counter.game.games)."""
+
+    SANTASE = "santase"
+    SIXTY_SIX = "sixty_six"
+    SCHNAPSEN = "schnapsen"
+
+
+# Each game's own rules, as its sources give them (templates/rules/).
+SIXTY_SIX_RULES = HouseRules(ties=Ties.NO_POINTS)
+SCHNAPSEN_RULES = HouseRules(
+    wrong_claim=WrongClaim.BY_TRICKS, next_dealer=NextDealer.ALTERNATE, shutout=Shutout.TWICE
+)
+
+
 @dataclass(frozen=True)
 class Preset:
     label: str
     rules: HouseRules
     target: int
+    game: GameName = GameName.SANTASE
 
 
-# Each preset is the scoring of one of the rule families the rules page describes.
+# Each preset is the scoring of one of the rule families the rules page describes; one
+# of another game changes the match's game, before its first deal.
 PRESETS: dict[str, Preset] = {
     "santase": Preset(N_("Santase to 11"), DEFAULT_RULES, 11),
     # Bulgarian online clubs.
@@ -212,12 +248,8 @@ PRESETS: dict[str, Preset] = {
         HouseRules(failed_close=FailedClose.ALWAYS_3, next_dealer=NextDealer.ALTERNATE),
         11,
     ),
-    # Sixty-six as the international rule pages give it.
-    "sixty_six": Preset(
-        N_("Sixty-six to 7"),
-        HouseRules(wrong_claim=WrongClaim.BY_TRICKS, ties=Ties.NO_POINTS),
-        7,
-    ),
+    "sixty_six": Preset(N_("Sixty-six to 7"), SIXTY_SIX_RULES, 7, GameName.SIXTY_SIX),
+    "schnapsen": Preset(N_("Schnapsen: a Bummerl"), SCHNAPSEN_RULES, 7, GameName.SCHNAPSEN),
 }
 
 

@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from counter.game import match as game
 from counter.game import parsing, scoring
+from counter.game.games import GAMES, game_of
 from counter.game.names import NAME_MAX_LENGTH
 from counter.game.refusals import N_, Conflict, Invalid, Refusal, TooLarge, as_sent
 from counter.game.scoring import DealResult, HouseRules
@@ -32,8 +33,10 @@ from counter.storage.timestamps import iso_utc
 from counter.storage.transactions import writes
 
 FORMAT = "santase-counter"
-VERSION = 2
-READS = (1, 2)  # version 1 had no house rules per deal: they are the match's
+VERSION = 3
+# Version 1 had no house rules per deal (they are the match's); 1 and 2 had no game
+# (it is the one their rules are: counter.game.games.game_of).
+READS = (1, 2, 3)
 DOCUMENT_FIELDS = {"format", "version", "exported_at", "matches"}
 MATCH_FIELDS = {"uid", "target", "players", "rules", "first_dealer", "created_at", "deals"}
 DEAL_FIELDS = {"number", "player", "outcome", "points", "created_at", "corrected_at"}
@@ -73,6 +76,7 @@ def _exported(match: game.Match) -> dict[str, Any]:
         deals.append(exported)
     return {
         "uid": match.uid,
+        "game": match.game.name.value,
         "target": match.target,
         "players": list(match.names),
         "rules": match.rules.as_dict(),
@@ -173,12 +177,15 @@ def read_document(raw: bytes | str) -> list[game.Match]:
 
 def _checked_match(position: int, match: object) -> game.Match:
     try:
-        if not isinstance(match, dict) or set(match) != MATCH_FIELDS:
+        if not isinstance(match, dict) or set(match) - {"game"} != MATCH_FIELDS:
             raise Invalid(N_("The fields of the match are not those of an export."))
         uid = parsing.uid(match["uid"])
         players = parsing.players(match["players"])
         target = parsing.target(match["target"])
         rules = parsing.house_rules(match["rules"])
+        played = GAMES[parsing.game(match["game"])] if "game" in match else game_of(rules)
+        played.check_target(target)
+        played.check_rules(rules)
         first_dealer = parsing.seat(match["first_dealer"])
         found = match["deals"]
         if not isinstance(found, list):
@@ -199,6 +206,7 @@ def _checked_match(position: int, match: object) -> game.Match:
         first_dealer=first_dealer,
         rules=rules,
         deals=deals,
+        game=played,
     )
 
 

@@ -8,11 +8,12 @@ import uuid
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from counter.game import match as game
+from counter.game import match as played
+from counter.game.games import GAMES
 from counter.game.names import DEFAULT_NAMES
 from counter.game.parsing import RuleChanges, changed_rules
 from counter.game.refusals import N_, Conflict
-from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, Preset, Seat
+from counter.game.scoring import GameName, Preset, Seat
 from counter.services import devices, spent
 from counter.services.devices import Device
 from counter.services.read_models import MatchPage, MatchView, view
@@ -84,7 +85,10 @@ def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE)
     if owner is None:
         return MatchPage(matches=[], page=page, pages=pages, total=total)
     found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
-    rows = [(each.id, each.match.names, each.match.winner) for each in found]
+    rows = [
+        (each.id, each.match.game.name, each.match.names, each.match.tallied, each.match.marks)
+        for each in found
+    ]
     games = series.games_on_page(owner, rows)
     return MatchPage(
         matches=[
@@ -109,18 +113,27 @@ def start_match(
     first_dealer: Seat | None = None,
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
+    game: GameName | None = None,
 ) -> tuple[MatchView, bool]:
     """Store a new match and make it the one on ``device``'s screen; returns it and whether
     it is new.
 
     Names not given are those of the match played last, then ``default_names``; house
     rules not given are its rules (the browser's last choice), a preset gives
-    rules and target together. The same ``uid`` again (a retried or repeated
-    request, a phone that started the match offline) answers the match it started.
+    rules and target together. ``game`` (Santase, Sixty-six or Schnapsen) is the game
+    the match is counted by: not given, the preset's, else the match played last's; a
+    game other than that match's brings its own rules and target. The same ``uid`` again
+    (a retried or repeated request, a phone that started the match offline) answers the
+    match it started.
     """
     lock_owners(owner)  # the cap is counted by one writer of this browser at a time
     asked = spent.settings_digest(
-        target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer
+        target=target,
+        names=names,
+        rules=rules,
+        preset=preset,
+        first_dealer=first_dealer,
+        game=None if game is None else GameName(game).value,
     )
     if uid is not None:
         found = _with_uid(owner, uid)
@@ -140,6 +153,7 @@ def start_match(
             first_dealer=first_dealer,
             previous=previous,
             default_names=default_names,
+            game=game,
         )
         if uid is not None:
             spent.spend_uid(owner=owner, uid=uid, settings=asked)
@@ -153,7 +167,9 @@ def start_match(
         return found, False
     if device is not None and previous is not None:
         push.moved(match_id=previous, to=stored.id, by=device.id)
-    stored.earlier = series.games_before(owner, stored.match.names, stored.id)
+    stored.earlier = series.games_before(
+        owner, stored.match.game.name, stored.match.names, stored.id
+    )
     return view(stored), True
 
 
@@ -169,6 +185,7 @@ def _start(
     first_dealer: Seat | None = None,
     previous: int | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
+    game: GameName | None = None,
 ) -> Stored:
     """The one way a match starts: stored (not yet committed) as the one on ``device``'s
     screen, with what was not given taken from the match played last, else the defaults."""
@@ -176,21 +193,30 @@ def _start(
     check_room(owner)
     latest_id = repository.current_id(owner)
     latest = None if latest_id is None else db.session.get_one(Match, latest_id)
-    base = DEFAULT_RULES if latest is None else latest.rules
+    last_game = None if latest is None else GAMES[latest.game]
+    if game is not None:
+        playing = GAMES[GameName(game)]
+    elif preset is not None:
+        playing = GAMES[preset.game]
+    else:
+        playing = last_game or GAMES[GameName.SANTASE]
+    base = latest.rules if latest is not None and playing == last_game else playing.rules
     if preset is not None:
         base = preset.rules
     if names is None:
         names = default_names if latest is None else latest.names
     if target is None:
-        target = DEFAULT_TARGET if preset is None else preset.target
+        target = playing.target if preset is None else preset.target
     at = utcnow()
-    match = game.Match(
-        uid=uid or uuid.uuid4().hex,
-        names=names,
-        created_at=at,
+    match = played.Match(
+        uid=uid or uuid.uuid4().hex, names=names, created_at=at, game=playing, first_dealer=1
+    )
+    # As a change before the first deal: refused if the game is not played so.
+    match.change(
         target=target,
-        first_dealer=first_dealer or 1,
         rules=base if rules is None else changed_rules(base, rules),
+        first_dealer=first_dealer,
+        preset=None,
     )
     stored = repository.add(owner, match, at=at)
     if device is not None:
@@ -245,17 +271,21 @@ def change_match(
     play_on: bool = False,
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
+    game: GameName | None = None,
 ) -> MatchView:
-    """Switch the target, rename the players, change the house rules or the first dealer
-    (see :meth:`counter.game.match.Match.change`). With no ``match_id`` the browser's
-    first match is started with these settings."""
+    """Switch the target, rename the players, change the house rules, the first dealer or
+    the game (see :meth:`counter.game.match.Match.change`). With no ``match_id`` the
+    browser's first match is started with these settings."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     match = stored.match
-    named = match.names
+    named, counted = match.names, match.game
+    playing = None if game is None else GAMES[GameName(game)]
     chosen = None
     if rules is not None:
-        chosen = changed_rules(match.rules if preset is None else preset.rules, rules)
+        base = match.rules if playing is None or playing == counted else playing.rules
+        chosen = changed_rules(base if preset is None else preset.rules, rules)
     match.change(
+        game=playing,
         names=names,
         target=target,
         rules=chosen,
@@ -265,8 +295,8 @@ def change_match(
     )
     repository.save(stored, at=utcnow())
     db.session.commit()
-    if match.names != named or match_id is None:  # new names put the match in another series
-        stored.earlier = series.games_before(owner, match.names, stored.id)
+    if match.names != named or match.game != counted or match_id is None:  # another series
+        stored.earlier = series.games_before(owner, match.game.name, match.names, stored.id)
     push.changed(stored.id)
     return view(stored)
 

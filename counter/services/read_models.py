@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from counter.game import scoring
+from counter.game.games import SANTASE, Game
 from counter.game.names import DEFAULT_NAMES
 from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat
 from counter.storage import series
@@ -51,6 +52,8 @@ class MatchView:
     rules: HouseRules = DEFAULT_RULES
     first_dealer: Seat = 1
     dealer: Seat = 1  # who deals the next deal; the other player leads
+    game: Game = SANTASE
+    marks: int = 0  # what the match counts in the tally once won (a Schneider-Bummerl 2)
 
     @property
     def finished(self) -> bool:
@@ -64,10 +67,14 @@ class MatchView:
     def winner_name(self) -> str | None:
         return None if self.winner is None else self.players[self.winner - 1].name
 
+    def shown(self, score: int) -> int:
+        """A score as the match's game says it (Schnapsen: what is left to make)."""
+        return self.game.shown(score, self.target)
+
     @property
     def score(self) -> str:
-        """Like "8:5"."""
-        return f"{self.players[0].score}:{self.players[1].score}"
+        """Like "8:5", as the game says it."""
+        return f"{self.shown(self.players[0].score)}:{self.shown(self.players[1].score)}"
 
     def reaches(self, target: int) -> bool:
         """Whether a score of this match reaches ``target``, which is then past."""
@@ -107,7 +114,7 @@ def view(
         )
     )
     if games is None:
-        games = series.with_own_win(stored.earlier, standing.winner)
+        games = series.with_own_win(stored.earlier, match.tallied, match.marks)
     return MatchView(
         id=row.id,
         uid=match.uid,
@@ -125,6 +132,8 @@ def view(
         rules=match.rules,
         first_dealer=match.first_dealer,
         dealer=dealers[-1],
+        game=match.game,
+        marks=match.marks,
     )
 
 

@@ -35,9 +35,11 @@ def settings_digest(
     rules: Mapping[str, StrEnum] | None,
     preset: Preset | None,
     first_dealer: int | None,
+    game: str | None = None,
 ) -> str:
     """A hash of the settings a start asked for (as sent: what was left out stays out)."""
-    asked = {
+    asked: dict[str, object] = {} if game is None else {"game": game}
+    asked |= {
         "target": target,
         "names": names,
         "rules": None if rules is None else {name: str(choice) for name, choice in rules.items()},

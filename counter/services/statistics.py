@@ -1,4 +1,7 @@
-"""Statistics of a browser's matches, per pair of players, derived from the deals."""
+"""Statistics of a browser's matches, per game and pair of players, derived from the deals.
+
+A Bummerl is not a match won: each game's pairs are counted apart, with the game's own
+tally (games won, or Bummerl got, a Schneider-Bummerl counting 2)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 
 from counter.game import parsing
-from counter.game.scoring import Outcome
+from counter.game.games import GAMES, Game, Tally
+from counter.game.scoring import GameName, Outcome
 from counter.storage.models import Deal, Match, db
 
 # Outcomes every table plays; the others get a row only where deals were won by them.
@@ -25,6 +29,8 @@ ALWAYS_SHOWN = (
 class PlayerStats:
     name: str
     matches_won: int = 0
+    tally: int = 0  # what the game's tally counts: games won, or Bummerl got
+    best_of_three: int = 0  # sessions won: the first to win two matches of the pair
     deals_won: Counter[Outcome] = field(default_factory=Counter)
     longest_run: int = 0  # most matches won in a row against this opponent
 
@@ -35,9 +41,10 @@ class PlayerStats:
 
 @dataclass
 class PairStats:
-    """Two players' record against each other in this browser."""
+    """Two players' record against each other in one game, in this browser."""
 
     players: tuple[PlayerStats, PlayerStats]
+    game: Game = GAMES[GameName.SANTASE]
     matches: int = 0
     finished: int = 0
     deals: int = 0
@@ -67,11 +74,11 @@ class PairStats:
 
 
 def statistics(*, owner: str | None) -> list[PairStats]:
-    """Every pair of players of this browser, the pair with the most matches first."""
+    """Every pair of players of this browser in each game, the most matches first."""
     if owner is None:
         return []
     matches = db.session.execute(
-        select(Match.id, Match.player1, Match.player2, Match.won_by)
+        select(Match.id, Match.player1, Match.player2, Match.won_by, Match.game, Match.marks)
         .where(Match.owner == owner)
         .order_by(Match.id)
     ).all()
@@ -85,14 +92,17 @@ def statistics(*, owner: str | None) -> list[PairStats]:
     for match_id, player, outcome, count in deals:
         per_match.setdefault(match_id, []).append((player, outcome, count))
 
-    pairs: dict[frozenset[str], PairStats] = {}
-    runs: dict[tuple[frozenset[str], str], int] = {}
-    for match_id, first, second, won_by in matches:
+    pairs: dict[tuple[GameName, frozenset[str]], PairStats] = {}
+    runs: dict[tuple[tuple[GameName, frozenset[str]], str], int] = {}
+    # Best of three, as Schnapsen tables play it: matches in order, a session to two wins.
+    sessions: dict[tuple[GameName, frozenset[str]], Counter[str]] = {}
+    for match_id, first, second, won_by, game, marks in matches:
         names = (first, second)
-        key = frozenset(names)
+        key = (game, frozenset(names))
         pair = pairs.get(key)
         if pair is None:
-            pair = pairs[key] = PairStats((PlayerStats(first), PlayerStats(second)))
+            players = (PlayerStats(first), PlayerStats(second))
+            pair = pairs[key] = PairStats(players, GAMES[game])
         pair.matches += 1
         for seat, outcome, count in per_match.get(match_id, []):
             pair.deals += count
@@ -108,4 +118,11 @@ def statistics(*, owner: str | None) -> list[PairStats]:
             runs[key, winner.name] = run = runs.get((key, winner.name), 0) + 1
             winner.longest_run = max(winner.longest_run, run)
             runs[key, loser.name] = 0
+            tallied = loser if pair.game.tally is Tally.LOSER else winner
+            tallied.tally += marks or 1
+            session = sessions.setdefault(key, Counter())
+            session[winner.name] += 1
+            if session[winner.name] == 2:
+                winner.best_of_three += 1
+                session.clear()
     return sorted(pairs.values(), key=lambda pair: -pair.matches)

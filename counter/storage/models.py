@@ -31,7 +31,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, re
 
 from counter.game.names import DEFAULT_NAMES, NAME_MAX_LENGTH
 from counter.game.parsing import REQUEST_ID_MAX_LENGTH
-from counter.game.scoring import DEFAULT_TARGET, HouseRules
+from counter.game.scoring import DEFAULT_TARGET, GameName, HouseRules
 
 OWNER_KEY_LENGTH = 64
 DEVICE_LABEL_LENGTH = 40
@@ -97,15 +97,19 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         Index(
             "ix_match_series",
             "owner",
+            "game",
             "player1",
             "player2",
             "id",
             "won_by",
+            "marks",
             sqlite_where=text("won_by IS NOT NULL"),
             postgresql_where=text("won_by IS NOT NULL"),
         ),
         CheckConstraint("target IN (7, 11, 15)", name="ck_match_target"),
         CheckConstraint("won_by IN (1, 2)", name="ck_match_won_by"),
+        CheckConstraint("marks IN (1, 2)", name="ck_match_marks"),
+        CheckConstraint("game IN ('santase', 'sixty_six', 'schnapsen')", name="ck_match_game"),
         CheckConstraint("first_dealer IN (1, 2)", name="ck_match_first_dealer"),
         # A match keeps its uid through export and import: importing twice adds nothing.
         UniqueConstraint("owner", "uid", name="uq_match_owner_uid"),
@@ -122,6 +126,11 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     won_by: Mapped[int | None] = mapped_column(SmallInteger)  # the game's winner, kept in step
+    # What the won match counts in its series (a Schneider-Bummerl 2), kept in step too.
+    marks: Mapped[int | None] = mapped_column(SmallInteger)
+    game: Mapped[GameName] = mapped_column(
+        ChoiceOf(GameName), default=GameName.SANTASE, server_default=GameName.SANTASE.value
+    )
     # The rules for the next deal, and who dealt first (later dealers follow from the deals).
     rules: Mapped[HouseRules] = house_rules_columns()
     first_dealer: Mapped[int] = mapped_column(SmallInteger, default=1)

@@ -12,6 +12,7 @@ from sqlalchemy import Select, func, insert, select
 from sqlalchemy.orm import selectinload
 
 from counter.game import match as game
+from counter.game.games import GAMES
 from counter.game.refusals import N_, NotFound
 from counter.game.scoring import Outcome, Seat
 from counter.storage import series
@@ -68,6 +69,7 @@ def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
         first_dealer=seat(row.first_dealer),
         rules=row.rules,
         deals=deals,
+        game=GAMES[row.game],
     )
     rows = {id(deal): each for deal, each in zip(deals, row.deals, strict=True)}
     return Stored(row, match, earlier, rows)
@@ -137,7 +139,9 @@ def save(stored: Stored, *, at: datetime) -> None:
         each.rules, each.corrected_at = deal.rules, deal.corrected_at
     row.player1, row.player2 = match.names
     row.target, row.first_dealer, row.rules = match.target, match.first_dealer, match.rules
-    row.won_by = match.winner  # the series index counts games by it
+    row.won_by = match.winner  # the series index counts games by these two
+    row.marks = match.marks or None
+    row.game = match.game.name
     row.played_at = at
     db.session.flush()
 
@@ -158,6 +162,8 @@ def add_many(owner: str, matches: list[game.Match]) -> None:
                 "created_at": match.created_at,
                 "played_at": _last_played(match),
                 "won_by": match.winner,
+                "marks": match.marks or None,
+                "game": match.game.name.value,
                 **match.rules.as_dict(),  # a column per house rule
             }
             for match in matches

@@ -48,6 +48,8 @@ def init_app(app: Flask) -> None:
         no_points=words.NO_POINTS,
         house_rules=words.house_rules,
         presets=words.presets,
+        game_names=words.games,
+        tally_label=words.tally_label,
         rules_summary=words.rules_summary,
         targets=TARGETS,
         name_max_length=NAME_MAX_LENGTH,

@@ -92,7 +92,7 @@ def list_matches() -> dict[str, Any]:
     return page_json(matches.list_matches(owner=current_owner(), page=_query_number("page") or 1))
 
 
-MATCH_SETTINGS = frozenset({"target", "players", "rules", "preset", "first_dealer"})
+MATCH_SETTINGS = frozenset({"game", "target", "players", "rules", "preset", "first_dealer"})
 
 
 @bp.post("/matches")
@@ -105,6 +105,7 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]
     names = _optional(body, "players", _names)
     target = _optional(body, "target", parsing.target)
     first_dealer = _optional(body, "first_dealer", parsing.seat)
+    game = _optional(body, "game", parsing.game)
     device = ensure_device()
     match, started = matches.start_match(
         owner=device.owner,
@@ -116,6 +117,7 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]
         preset=preset,
         first_dealer=first_dealer,
         default_names=i18n.default_names(),
+        game=game,
     )
     return _created(match) if started else match_json(match)
 
@@ -137,7 +139,8 @@ def show_match(match_id: int) -> dict[str, Any]:
 
 @bp.patch("/matches/<match_id:match_id>")
 def change_match(match_id: int) -> dict[str, Any]:
-    """Switch the target, rename the players, change the house rules or the first dealer."""
+    """Switch the target, rename the players, change the house rules, the first dealer or
+    (before the first deal) the game."""
     body = json_body(MATCH_SETTINGS | {"play_on"})
     owner = owner_of(match_id)
     play_on = parsing.flag(body.get("play_on", False), "play_on")
@@ -146,6 +149,7 @@ def change_match(match_id: int) -> dict[str, Any]:
     target = _optional(body, "target", parsing.target)
     rules = _optional(body, "rules", parsing.rule_changes)
     first_dealer = _optional(body, "first_dealer", parsing.seat)
+    game = _optional(body, "game", parsing.game)
     return match_json(
         matches.change_match(
             owner=owner,
@@ -157,6 +161,7 @@ def change_match(match_id: int) -> dict[str, Any]:
             first_dealer=first_dealer,
             play_on=play_on,
             device=this_device(),
+            game=game,
         )
     )
 

@@ -41,6 +41,7 @@ def cell(value: object) -> object:
 CSV_COLUMNS = [
     lazy_gettext("match"),
     lazy_gettext("started"),
+    lazy_gettext("game"),
     lazy_gettext("target"),
     lazy_gettext("player 1"),
     lazy_gettext("player 2"),
@@ -72,6 +73,7 @@ def csv_rows(owner: str | None) -> Iterator[list[object]]:
         yield [
             match.uid,
             iso_utc(match.created_at),
+            words.games()[match.game.name],
             match.target,
             match.names[0],
             match.names[1],
@@ -79,10 +81,10 @@ def csv_rows(owner: str | None) -> Iterator[list[object]]:
             match.names[match.first_dealer - 1],
             row.number,
             "" if deal.player is None else match.names[deal.player - 1],
-            words.outcome_name(deal.outcome),
+            words.outcome_name(deal.outcome, game=match.game.name),
             deal.points,
-            row.scores[0],
-            row.scores[1],
+            match.game.shown(row.scores[0], match.target),
+            match.game.shown(row.scores[1], match.target),
             iso_utc(deal.created_at),
             iso_utc(deal.corrected_at) or "",
         ]

@@ -11,7 +11,7 @@ from counter.game import parsing
 from counter.game.names import parse_names
 from counter.game.parsing import RuleChanges
 from counter.game.refusals import N_, Invalid, Malformed
-from counter.game.scoring import HouseRules, Outcome, Preset, Seat
+from counter.game.scoring import GameName, HouseRules, Outcome, Preset, Seat
 from counter.storage.models import MAX_ID
 from counter.storage.repository import MatchNotFound
 from counter.web import i18n
@@ -52,6 +52,11 @@ def receiver() -> Seat | None:
 def target() -> int | None:
     raw = request.form.get("target")
     return None if raw is None else parsing.target_text(raw)
+
+
+def game() -> GameName | None:
+    name = request.form.get("game")
+    return parsing.game(name) if name else None
 
 
 def preset() -> Preset | None:

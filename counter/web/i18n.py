@@ -1,4 +1,4 @@
-"""Bulgarian and English: which one a request gets, and the switch that remembers it."""
+"""Bulgarian, English and German: which one a request gets, and the switch that remembers it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from werkzeug.http import parse_accept_header
 from counter.game.names import DEFAULT_NAMES
 from counter.game.refusals import Refusal
 
-LANGUAGES = ("bg", "en")
-LANGUAGE_NAMES = {"bg": "Български", "en": "English"}
+LANGUAGES = ("bg", "en", "de")
+LANGUAGE_NAMES = {"bg": "Български", "en": "English", "de": "Deutsch"}
 DEFAULT_LANGUAGE = "en"
 COOKIE = "lang"
 COOKIE_AGE = 365 * 24 * 3600
@@ -58,7 +58,7 @@ def default_names() -> tuple[str, str]:
 
 
 def current_language() -> str:
-    """ "bg" or "en", for ``<html lang>`` and the language switch."""
+    """ "bg", "en" or "de", for ``<html lang>`` and the language switch."""
     return str(get_locale() or DEFAULT_LANGUAGE)
 
 

@@ -24,6 +24,7 @@ from flask_babel import force_locale, gettext
 from werkzeug.wrappers import Response
 
 from counter.game import rulebook
+from counter.game.games import GAMES
 from counter.game.match import NothingToUndo
 from counter.game.refusals import N_, Malformed, Refusal
 from counter.game.scoring import TargetWouldReopenMatch
@@ -236,7 +237,9 @@ def start_match() -> Response | str:
     """Start a new match with the same two players; asks first while one is open."""
     names, uid, preset, rules = forms.names(), forms.uid(), forms.preset(), forms.rules()
     target = None if preset else forms.target()  # a preset comes with its target
-    first_dealer = forms.first_dealer()
+    first_dealer, game = forms.first_dealer(), forms.game()
+    if game is not None and target not in GAMES[game].targets:
+        target = None  # the form offers every game's targets; this game has its own
     device = ensure_device()
     owner = device.owner
     open_match = matches.current_match(owner=owner, device=device)
@@ -268,6 +271,7 @@ def start_match() -> Response | str:
         preset=preset,
         first_dealer=first_dealer,
         default_names=i18n.default_names(),
+        game=game,
     )
     if started:
         flash(gettext("New match to %(target)s started.", target=match.target))

@@ -17,6 +17,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": match.id,
         "uid": match.uid,
+        "game": match.game.name.value,
         "target": match.target,
         "players": [
             {"seat": player.seat, "name": player.name, "score": player.score, "games": player.games}
@@ -24,6 +25,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
         ],
         "winner": match.winner,
         "finished": match.finished,
+        "marks": match.marks,
         "rules": _rules_json(match.rules)[0],
         "table": _rules_json(match.rules)[1],
         "first_dealer": match.first_dealer,

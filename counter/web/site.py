@@ -19,9 +19,12 @@ bp = limits.writes(Blueprint("site", __name__))
 
 
 @bp.get("/rules")
-def rules() -> str:
-    """How Santase is scored, in the counter's words."""
-    return render_template(f"rules/{i18n.select_language()}.html")
+@bp.get("/rules/<any(sixty_six, schnapsen):game>")
+def rules(game: str = "santase") -> str:
+    """How a game of the 66 family is scored, in the counter's words: Santase, or another
+    game's own page (templates/rules/<game>/)."""
+    folder = "rules" if game == "santase" else f"rules/{game}"
+    return render_template(f"{folder}/{i18n.select_language()}.html")
 
 
 @bp.get("/statistics")
@@ -36,7 +39,7 @@ def choose_language() -> Response:
     """Switch the language of every page on this device, and remember it for a year."""
     language = request.form.get("language")
     if language not in i18n.LANGUAGES:
-        raise Malformed(N_("Choose Bulgarian or English."))
+        raise Malformed(N_("Choose Bulgarian, English or German."))
     response = redirect(_local_path(request.form.get("next")))
     response.set_cookie(
         i18n.COOKIE,

@@ -11,10 +11,11 @@ import json
 from typing import Any
 
 from flask import g
-from flask_babel import gettext, lazy_gettext
+from flask_babel import gettext, lazy_gettext, lazy_pgettext
 
+from counter.game.games import GAMES
 from counter.game.refusals import Refusal
-from counter.game.scoring import PRESETS, HouseRules, Outcome
+from counter.game.scoring import PRESETS, GameName, HouseRules, Outcome
 from counter.web import i18n
 
 # Each outcome's button name and (OUTCOME_HINTS) when to tap it, from the receiver's side.
@@ -27,6 +28,24 @@ OUTCOME_NAMES = {
     Outcome.WRONG_CLAIM: lazy_gettext("Wrong 66"),
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Wrong 66, no trick"),
     Outcome.TIE: lazy_gettext("Tie"),
+}
+# Game-specific words (gettext contexts named after the game): where the players of a
+# game say it otherwise, as Austrians do after a Schnapsen deal. Each language's catalogue
+# gives them; one without a word of its own repeats its common word.
+GAME_OUTCOME_NAMES = {
+    GameName.SCHNAPSEN: {
+        Outcome.NORMAL: lazy_pgettext("schnapsen", "Win"),
+        Outcome.FAILED_CLOSE: lazy_pgettext("schnapsen", "Failed close"),
+        Outcome.FAILED_CLOSE_NO_TRICK: lazy_pgettext("schnapsen", "Failed close, no trick"),
+        Outcome.WRONG_CLAIM: lazy_pgettext("schnapsen", "Wrong 66"),
+        Outcome.WRONG_CLAIM_NO_TRICK: lazy_pgettext("schnapsen", "Wrong 66, no trick"),
+    },
+}
+# What a series counts, beside each player's score: games won, or Bummerl got.
+TALLY_LABELS = {
+    GameName.SANTASE: lazy_gettext("Wins:"),
+    GameName.SIXTY_SIX: lazy_gettext("Wins:"),
+    GameName.SCHNAPSEN: lazy_pgettext("schnapsen", "Bummerl:"),
 }
 # Beside the player who received the points (in the statistics), whose the mistake was.
 RECEIVED_NAMES = {
@@ -60,14 +79,35 @@ def _translated(key: str, build: Any) -> Any:
     return words
 
 
-def outcome_name(outcome: Outcome | str, *, received: bool = False) -> str:
-    """The outcome's name; ``received``: said of the player who received its points."""
-    names: dict[Outcome, str] = _translated(
-        "outcome_names", lambda: {outcome: str(text) for outcome, text in OUTCOME_NAMES.items()}
+def outcome_names(game: GameName | str = GameName.SANTASE) -> dict[Outcome, str]:
+    """Each outcome's name as the players of ``game`` say it."""
+    played = GameName(game)
+    return _translated(  # type: ignore[no-any-return]
+        f"outcome_names_{played.value}",
+        lambda: {
+            outcome: str(GAME_OUTCOME_NAMES.get(played, {}).get(outcome, text))
+            for outcome, text in OUTCOME_NAMES.items()
+        },
     )
+
+
+def outcome_name(
+    outcome: Outcome | str, *, received: bool = False, game: GameName | str = GameName.SANTASE
+) -> str:
+    """The outcome's name in ``game``; ``received``: said of the player who received its
+    points."""
     if received and outcome in RECEIVED_NAMES:
         return str(RECEIVED_NAMES[Outcome(outcome)])
-    return names[Outcome(outcome)]
+    return outcome_names(game)[Outcome(outcome)]
+
+
+def tally_label(game: GameName | str) -> str:
+    return str(TALLY_LABELS[GameName(game)])
+
+
+def games() -> dict[str, str]:
+    """Each game's name, in this request's language."""
+    return {name.value: gettext(game.label) for name, game in GAMES.items()}
 
 
 def outcome_hint(outcome: Outcome | str) -> str:
@@ -149,6 +189,12 @@ def _script_words(_language: str) -> dict[str, Any]:
         "scriptFailed": gettext(
             "this page hit an error (%(error)s). Reload it; the taps listed are kept."
         ),
+        "tally": {name.value: tally_label(name) for name in GameName},
+        "games": games(),
+        "outcomes": {
+            name.value: {outcome.value: text for outcome, text in outcome_names(name).items()}
+            for name in GameName
+        },
     }
 
 
@@ -166,7 +212,7 @@ def later_words() -> dict[str, Any]:
             "it); what this phone had not sent for it was dropped."
         ),
         "presets": {
-            name: {"target": preset.target, "rules": preset.rules.as_dict()}
+            name: {"target": preset.target, "rules": preset.rules.as_dict(), "game": preset.game}
             for name, preset in PRESETS.items()
         },
         "startedTo": gettext("New match to %(target)s started."),
@@ -206,7 +252,7 @@ def rules_saved(rules: HouseRules) -> str:
     )
 
 
-QUOTES = {"bg": "„%s“", "en": "“%s”"}
+QUOTES = {"bg": "„%s“", "en": "“%s”", "de": "„%s“"}
 # The parameters of a refusal that may hold codes to show by name; a refusal nested in
 # another (a deal of a file, a match of a file) is shown the same way, whatever its key.
 SHOWN = {"name", "value", "names", "choices", "outcome"}
@@ -224,6 +270,7 @@ def _in_words(error: Refusal) -> Refusal:
     called = {
         **{outcome.value: outcome_name(outcome) for outcome in Outcome},
         **presets(),
+        **games(),
         **{name: rule["label"] for name, rule in rules.items()},
         **named["choices"],
     }

@@ -392,6 +392,7 @@ def test_a_preset_shows_what_it_sets_and_keeps_a_rule_chosen_beside_it(page: Pag
         "wrong_claim": "always_2",
         "next_dealer": "alternate",
         "ties": "no_points",
+        "shutout": "once",
     }
 
 

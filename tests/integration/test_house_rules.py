@@ -14,7 +14,9 @@ def test_a_match_starts_with_the_default_rules_and_player_1_dealing(client: Flas
         "wrong_claim": "always_2",
         "next_dealer": "winner",
         "ties": "not_recorded",
+        "shutout": "once",
     }
+    assert match["game"] == "santase"
     assert (match["first_dealer"], match["dealer"], match["leader"]) == (1, 1, 2)
 
 
@@ -33,6 +35,7 @@ def test_a_new_match_takes_the_browsers_last_choice(client: FlaskClient) -> None
         "wrong_claim": "by_tricks",
         "next_dealer": "alternate",
         "ties": "not_recorded",
+        "shutout": "once",
     }
 
 

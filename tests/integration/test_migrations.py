@@ -132,3 +132,21 @@ def test_the_upgraded_database_refuses_an_impossible_seat(first_schema_app: Flas
                 )
             )
         db.session.rollback()
+
+
+def test_upgrading_makes_old_matches_santase_or_the_sixty_six_their_rules_were(
+    first_schema_app: Flask,
+) -> None:
+    with first_schema_app.app_context():
+        upgrade(revision="0017")
+        db.session.execute(
+            text("UPDATE match SET wrong_claim = 'by_tricks', ties = 'no_points' WHERE id = 2")
+        )
+        db.session.commit()
+        db.engine.dispose()
+    upgrade_to_latest(first_schema_app)
+    with first_schema_app.app_context():
+        rows = db.session.execute(text("SELECT id, game, marks FROM match ORDER BY id")).all()
+        shown = [matches.get_match(owner=OWNER, match_id=match_id) for match_id in (1, 2)]
+    assert rows == [(1, "santase", 1), (2, "sixty_six", None)]
+    assert [match.game.name.value for match in shown] == ["santase", "sixty_six"]

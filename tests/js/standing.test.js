@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { fold, reached } from "../../static/standing.js";
+import { fold, reached, shown } from "../../static/standing.js";
 
 // The rules as counter/game/rulebook.py sends them, cut to the outcomes and house rules used here.
 const RULES = {
@@ -24,14 +24,35 @@ const RULES = {
   dealer: { winner: { won: "receiver", tie: "dealer" }, alternate: { won: "other", tie: "other" } },
   leader: "other",
   reach: "at_least",
-  series: "same_names_either_seat",
+  series: "same_game_and_names_either_seat",
+  games: {
+    santase: {
+      target: 11,
+      targets: [7, 11, 15],
+      rules: { next_dealer: "winner", ties: "not_recorded", shutout: "once" },
+      variants: { next_dealer: ["winner", "alternate"], ties: ["not_recorded", "no_points"], shutout: ["once"] },
+      shown: "score",
+      tally: "winner",
+      marks: { once: [1, 1], twice: [1, 2] },
+    },
+    schnapsen: {
+      target: 7,
+      targets: [7],
+      rules: { next_dealer: "alternate", ties: "not_recorded", shutout: "twice" },
+      variants: { next_dealer: ["alternate"], ties: ["not_recorded"], shutout: ["twice", "once"] },
+      shown: "left",
+      tally: "loser",
+      marks: { once: [1, 1], twice: [1, 2] },
+    },
+  },
 };
 const UID = "a".repeat(32);
 
 // A match as the server sends it to the page, no deal yet.
-const serverMatch = ({ target = 11, houseRules = {}, games = [0, 0] } = {}) => ({
+const serverMatch = ({ target = 11, houseRules = {}, games = [0, 0], game = "santase" } = {}) => ({
   id: 7,
   uid: UID,
+  game,
   target,
   players: [
     { seat: 1, name: "Ana", score: 0, games: games[0] },
@@ -39,7 +60,7 @@ const serverMatch = ({ target = 11, houseRules = {}, games = [0, 0] } = {}) => (
   ],
   winner: null,
   finished: false,
-  rules: { next_dealer: "winner", ties: "not_recorded", ...houseRules },
+  rules: { ...RULES.games[game].rules, ...houseRules },
   first_dealer: 1,
   dealer: 1,
   leader: 2,
@@ -207,4 +228,52 @@ test("a corrected deal waits to be sent, marked corrected", () => {
 
 test("a correction of a deal the match does not have changes nothing", () => {
   assert.deepEqual(scores(fold(played(deal(1, "normal")), [correct(4, 2, "schwarz")], RULES)), [1, 0]);
+});
+
+// --- games of the family -------------------------------------------------------------------------
+
+const schnapsen = (houseRules = {}) => serverMatch({ target: 7, game: "schnapsen", houseRules });
+
+test("a Schnapsen score is shown as what is left to make", () => {
+  const view = fold(schnapsen(), [deal(1, "schneider")], RULES);
+  assert.deepEqual(
+    view.players.map((player) => shown(view, player.score, RULES)),
+    [5, 7],
+  );
+});
+
+test("the loser of a Schnapsen match gets the Bummerl", () => {
+  const view = fold(
+    schnapsen(),
+    [deal(2, "normal"), deal(1, "schwarz", "a"), deal(1, "schwarz", "b"), deal(1, "normal")],
+    RULES,
+  );
+  assert.deepEqual(
+    view.players.map((player) => player.games),
+    [0, 1],
+  );
+});
+
+test("a Schneider-Bummerl counts 2, or 1 where the house rule is off", () => {
+  const run = [deal(1, "schwarz", "a"), deal(1, "schwarz", "b"), deal(1, "normal")];
+  assert.deepEqual(
+    fold(schnapsen(), run, RULES).players.map((player) => player.games),
+    [0, 2],
+  );
+  const once = fold(schnapsen({ shutout: "once" }), run, RULES);
+  assert.deepEqual(
+    once.players.map((player) => player.games),
+    [0, 1],
+  );
+});
+
+test("a rule the game is not played with is refused whole", () => {
+  const change = { kind: "settings", match: UID, rules: { next_dealer: "winner" }, target: 7 };
+  assert.equal(fold(schnapsen(), [change], RULES).rules.next_dealer, "alternate");
+});
+
+test("the game changes only before the first deal", () => {
+  const change = { kind: "settings", match: UID, game: "schnapsen" };
+  assert.equal(fold(serverMatch(), [change], RULES).game, "schnapsen");
+  assert.equal(fold(serverMatch(), [deal(1, "normal"), change], RULES).game, "santase");
 });

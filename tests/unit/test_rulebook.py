@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from counter.game import rulebook, scoring
+from counter.game.games import GAMES, Game
 from counter.game.rulebook import COMPARISONS, ROLES, for_the_script, outcome_under
 from counter.game.scoring import DealResult, HouseRules, Outcome
 
@@ -81,3 +82,40 @@ def test_a_rule_no_role_describes_is_refused_not_guessed() -> None:
 
 def test_the_rules_as_data_are_built_once() -> None:
     assert rulebook.for_the_script() is rulebook.for_the_script()
+
+
+@pytest.mark.parametrize("game", list(GAMES.values()), ids=lambda game: game.name.value)
+def test_each_game_is_sent_as_it_is_defined(game: Game) -> None:
+    sent = for_the_script()["games"][game.name.value]
+    assert (sent["target"], sent["targets"], sent["rules"]) == (
+        game.target,
+        list(game.targets),
+        game.rules.as_dict(),
+    )
+    for switch in HouseRules.switches():
+        assert sent["variants"][switch.name] == [each.value for each in game.choices(switch.name)]
+
+
+@pytest.mark.parametrize("game", list(GAMES.values()), ids=lambda game: game.name.value)
+@pytest.mark.parametrize("score", range(10))
+def test_the_script_shows_a_score_as_the_game_does(game: Game, score: int) -> None:
+    shown = rulebook.SHOWN[for_the_script()["games"][game.name.value]["shown"]]
+    assert shown(score, 7) == game.shown(score, 7)
+
+
+@pytest.mark.parametrize("game", list(GAMES.values()), ids=lambda game: game.name.value)
+@pytest.mark.parametrize("shutout", list(scoring.Shutout))
+@pytest.mark.parametrize("scores", [(7, 0), (7, 3), (2, 8), (0, 7)])
+def test_the_script_counts_a_won_match_as_the_game_does(
+    game: Game, shutout: scoring.Shutout, scores: tuple[int, int]
+) -> None:
+    """As static/standing.js folds it: marks[shutout][loser never scored] to the tally's seat."""
+    sent = for_the_script()["games"][game.name.value]
+    standing = scoring.Standing(scores, 7)
+    winner = standing.winner
+    assert winner is not None
+    loser = scoring.other(winner)
+    rules = dataclasses.replace(game.rules, shutout=shutout)
+    seat = rulebook.TALLIES[sent["tally"]](winner)
+    marks = sent["marks"][shutout.value][1 if standing.score(loser) == 0 else 0]
+    assert (seat, marks) == (game.tallied(standing), game.marks(standing, rules))

@@ -260,9 +260,15 @@ def test_a_no_trick_button_shows_only_where_it_pays(
             ),
             11,
         ),
+        # pagat.com: a wrong 66 costs 2 always, a 65:65 is a draw.
+        ("sixty_six", HouseRules(ties=scoring.Ties.NO_POINTS), 7),
         (
-            "sixty_six",
-            HouseRules(wrong_claim=scoring.WrongClaim.BY_TRICKS, ties=scoring.Ties.NO_POINTS),
+            "schnapsen",
+            HouseRules(
+                wrong_claim=scoring.WrongClaim.BY_TRICKS,
+                next_dealer=scoring.NextDealer.ALTERNATE,
+                shutout=scoring.Shutout.TWICE,
+            ),
             7,
         ),
     ],

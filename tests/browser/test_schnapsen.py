@@ -1,0 +1,93 @@
+"""A Schnapsen Bummerl played through on a phone, in German as an Austrian reads it and in
+Bulgarian: the numbers count down from 7, the loser gets the Bummerl (a Schneider-Bummerl
+counts 2), and the tally shows beside each name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from phones import all_saved, name_players, phone, score, server_match, tap
+
+pytestmark = pytest.mark.slow  # Chromium
+
+
+@pytest.fixture
+def german(browser: Browser, server: str) -> Iterator[Page]:
+    context = phone(browser, server, locale="de-AT")
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def bulgarian(browser: Browser, server: str) -> Iterator[Page]:
+    context = phone(browser, server, locale="bg-BG")
+    yield context.new_page()
+    context.close()
+
+
+def choose_schnapsen(page: Page) -> None:
+    """A new match of Schnapsen, chosen in the match settings before the first deal."""
+    form = page.locator("form.new-match")
+    form.locator("#new-game").select_option("schnapsen")
+    form.locator("button").click()
+    expect(score(page, 1)).to_have_text("7")
+    expect(score(page, 2)).to_have_text("7")
+
+
+def tally(page: Page, seat: int) -> str:
+    card = page.locator(f'.player[data-seat="{seat}"]')
+    label, count = card.locator("[data-tally]"), card.locator("[data-games]")
+    return f"{label.inner_text()} {count.inner_text()}"
+
+
+def test_a_bummerl_in_german(german: Page) -> None:
+    page = german
+    page.goto("/")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    name_players(page, "Sepp", "Resi")
+    choose_schnapsen(page)
+    expect(page.locator("form.seat1 button[value=wrong_claim] .kind")).to_have_text(
+        "Falsch abgemeldet"
+    )
+    tap(page, 2, "normal")
+    expect(score(page, 2)).to_have_text("6")
+    tap(page, 1, "schneider")
+    expect(score(page, 1)).to_have_text("5")
+    tap(page, 1, "schwarz")
+    expect(score(page, 1)).to_have_text("2")
+    tap(page, 1, "failed_close")
+    expect(score(page, 1)).to_have_text("0")
+    expect(page.locator("[data-result]")).to_have_text("Sepp gewinnt die Partie 0:6")
+    expect(page.locator(".deals tbody tr").first.locator("td.num")).to_have_text(["0", "6"])
+    assert tally(page, 2) == "Bummerl: 1"  # Resi has the Bummerl
+    assert tally(page, 1) == "Bummerl: 0"
+    all_saved(page)
+    server = server_match(page)
+    assert (server["game"], server["winner"], server["marks"]) == ("schnapsen", 1, 1)
+    assert [player["games"] for player in server["players"]] == [0, 1]
+    page.goto("/statistics")
+    expect(page.get_by_role("rowheader", name="Bummerl bekommen")).to_be_visible()
+
+
+def test_a_schneider_bummerl_in_bulgarian(bulgarian: Page) -> None:
+    page = bulgarian
+    page.goto("/")
+    expect(page.locator("html")).to_have_attribute("lang", "bg")
+    name_players(page, "Ivan", "Maria")
+    choose_schnapsen(page)
+    tap(page, 2, "schwarz")
+    tap(page, 2, "schneider")
+    expect(score(page, 2)).to_have_text("2")
+    tap(page, 2, "schneider")
+    expect(score(page, 2)).to_have_text("0")
+    expect(score(page, 1)).to_have_text("7")  # Ivan never scored: a Schneider-Bummerl
+    assert tally(page, 1) == "Бумерли: 2"
+    assert tally(page, 2) == "Бумерли: 0"
+    all_saved(page)
+    server = server_match(page)
+    assert (server["game"], server["winner"], server["marks"]) == ("schnapsen", 2, 2)
+    page.reload()
+    assert tally(page, 1) == "Бумерли: 2"  # as the server counts it
