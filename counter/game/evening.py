@@ -17,7 +17,7 @@ from typing import Any
 
 from counter.game.names import parse_name
 from counter.game.refusals import N_, Conflict, Invalid, TooLarge
-from counter.game.scoring import HouseRules
+from counter.game.scoring import GameName, HouseRules
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 64
 LIVES = 3
@@ -38,12 +38,13 @@ class TableSettings:
 
     target: int
     rules: HouseRules
+    game: GameName = GameName.SANTASE
 
     def for_start(self) -> dict[str, Any]:
         changes = {
             switch.name: getattr(self.rules, switch.name) for switch in self.rules.switches()
         }
-        return {"target": self.target, "rules": changes}
+        return {"target": self.target, "rules": changes, "game": self.game}
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from counter.game import evening as rules
 from counter.game.evening import Format, Pairing, Standing, TableSettings
+from counter.game.games import GAMES
 from counter.game.names import parse_name
 from counter.game.refusals import N_, Conflict, Gone, Invalid, NotFound
 from counter.game.scoring import PRESETS, TARGETS
@@ -77,6 +78,8 @@ def create_evening(
         raise Invalid(N_("Choose how the evening is played."))
     if target not in TARGETS or preset not in PRESETS:
         raise Invalid(N_("Choose a target and house rules from the list."))
+    game = PRESETS[preset].game
+    GAMES[game].check_target(target)
     players = rules.check_players(names)
     if fmt == Format.SWISS and not 1 <= rounds < len(players):
         raise Invalid(
@@ -91,6 +94,7 @@ def create_evening(
         rounds=rounds if fmt == Format.SWISS else 0,
         target=target,
         rules=PRESETS[preset].rules,
+        game=game,
         board_token=secrets.token_urlsafe(16),
         players=[EveningPlayer(name=each, joined=1) for each in players],
     )
@@ -155,6 +159,7 @@ def _view(row: Evening) -> EveningView:
     names = {p.id: p.name for p in players}
     tables = _tables(row)
     fmt = Format(row.format)
+    game = GAMES[row.game]  # a table's score as its players say it (Schnapsen: down)
     try:
         drawn = rules.next_round(fmt, players, tables, row.rounds, row.uid)
         over = drawn is None
@@ -164,7 +169,7 @@ def _view(row: Evening) -> EveningView:
         id=row.id,
         name=row.name,
         format=fmt,
-        settings=TableSettings(target=row.target, rules=row.rules),
+        settings=TableSettings(target=row.target, rules=row.rules, game=row.game),
         board_token=row.board_token,
         created_at=row.created_at,
         ended=row.ended_at is not None,
@@ -177,7 +182,10 @@ def _view(row: Evening) -> EveningView:
                 round=each.round,
                 number=each.number,
                 names=(names[each.player1], None if each.player2 is None else names[each.player2]),
-                scores=table.scores,
+                scores=(
+                    game.shown(table.scores[0], row.target),
+                    game.shown(table.scores[1], row.target),
+                ),
                 winner=None if table.winner is None else names[table.winner],
                 match_id=each.match_id,
                 token=each.token,
@@ -212,7 +220,7 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     if drawn[0] != number:
         raise Conflict(N_("The next round is round %(number)s."), number=drawn[0])
     names = {p.id: p.name for p in players}
-    settings = TableSettings(target=row.target, rules=row.rules)
+    settings = TableSettings(target=row.target, rules=row.rules, game=row.game)
     started: list[tuple[int, int | None, int | None]] = []
     for a, b in drawn[1]:
         if b is None:

@@ -327,6 +327,9 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     # What each table's match is started with (counter.game.evening.TableSettings).
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     rules: Mapped[HouseRules] = house_rules_columns()
+    game: Mapped[GameName] = mapped_column(
+        ChoiceOf(GameName), default=GameName.SANTASE, server_default=GameName.SANTASE.value
+    )
     board_token: Mapped[str] = mapped_column(String(32))  # the room's read-only board
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None]  # from then on its tables record nothing

@@ -24,7 +24,7 @@ def host_form(client: FlaskClient, action: str, **fields: Any) -> Any:
 
 def create(client: FlaskClient, names: list[str], fmt: str = "round_robin", **more: Any) -> int:
     fields = {"name": "Петък", "players": "\n".join(names), "format": fmt, "target": "11"}
-    response = host_form(client, "/evenings", preset="santase", **{**fields, **more})
+    response = host_form(client, "/evenings", **{"preset": "santase", **fields, **more})
     assert response.status_code == 302, response.get_data(as_text=True)
     return int(response.headers["Location"].rsplit("/", 1)[1])
 
@@ -274,3 +274,34 @@ def test_erasing_everything_erases_the_evenings(app: Flask, client: FlaskClient)
         assert db.session.scalar(select(func.count(Evening.id))) == 0
         assert db.session.scalar(select(func.count(EveningTable.id))) == 0
         assert db.session.scalar(select(func.count(Match.id))) == 0
+
+
+def test_a_schnapsen_evening_starts_schnapsen_matches_counted_down(
+    app: Flask, client: FlaskClient
+) -> None:
+    evening = create(client, SIX[:2], preset="schnapsen", target="7")
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    api_deal(at_table(app, table.token), table.match_id, 1, "schwarz")  # type: ignore[arg-type]
+    with app.app_context():
+        assert db.session.get_one(Match, table.match_id).game.value == "schnapsen"
+        token = db.session.get_one(Evening, evening).board_token
+    board = app.test_client().get(f"/board/{token}").get_data(as_text=True)
+    assert re.search(r"data-score>4:7<", board)  # 3 made of 7: 4 left to make
+
+
+def test_an_evening_to_a_target_its_game_is_not_played_to_is_refused(
+    app: Flask, client: FlaskClient
+) -> None:
+    response = host_form(
+        client,
+        "/evenings",
+        name="Петък",
+        players="Ана\nБорис",
+        format="round_robin",
+        target="11",
+        preset="schnapsen",
+    )
+    assert response.status_code == 422
+    with app.app_context():
+        assert db.session.scalar(select(func.count(Evening.id))) == 0

@@ -38,6 +38,8 @@ def upgrade() -> None:
             batch.add_column(
                 sa.Column("shutout", sa.String(16), nullable=False, server_default="once")
             )
+    with op.batch_alter_table("evening") as batch:  # and the game they are started with
+        batch.add_column(sa.Column("game", sa.String(16), nullable=False, server_default="santase"))
     with _match_table() as batch:  # type: ignore[attr-defined]
         batch.add_column(sa.Column("shutout", sa.String(16), nullable=False, server_default="once"))
         batch.add_column(sa.Column("game", sa.String(16), nullable=False, server_default="santase"))
@@ -73,6 +75,8 @@ def downgrade() -> None:
         batch.drop_column("marks")
         batch.drop_column("game")
         batch.drop_column("shutout")
+    with op.batch_alter_table("evening") as batch:
+        batch.drop_column("game")
     for table in ("deal", "evening"):
         with op.batch_alter_table(table) as batch:
             batch.drop_column("shutout")
