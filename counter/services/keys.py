@@ -131,7 +131,9 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
     )
     if spent.rowcount != 1:  # type: ignore[attr-defined]
         raise LinkUnusable(N_("This link was used already. Make a new one on the other device."))
+    left: list[int] = []  # the matches of the key this device no longer holds
     if owner != giver:
+        left = match_ids(owner=owner)
         home = device.home
         if bring_own:
             lock_owners(owner, giver)  # no import or start adds to either meanwhile
@@ -153,6 +155,7 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
             .values(owner=giver, home=home, match_id=None)
         )
     db.session.commit()
+    push.recheck(left)  # this device's live pages of them end now
     return giver
 
 
