@@ -58,7 +58,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from math import ceil
@@ -67,14 +67,13 @@ from pathlib import Path
 from types import FrameType
 
 import psycopg
-import redis
-from psycopg import sql
 
+from bench import recipe as shared
 from bench import sections
+from bench.recipe import HOST, POSTGRES, free_ports, running, wait_until
+from bench.recipe import answers as answers  # a name of this module before bench/recipe.py
 
 ROOT = Path(__file__).resolve().parent.parent
-HOST = "counter.test"
-POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS = "redis://127.0.0.1:6379/3"  # database 3: never the 0 that a developer's Redis uses
 POSTGRESQL = "PostgreSQL (the database's connections)"
 
@@ -98,7 +97,6 @@ TABLES_PER_ADDRESS = (STREAMS_PER_ADDRESS - 10) // PHONES_PER_TABLE
 TARGET = 15  # the longest match: alternate winners keep it going for 28 deals
 LONGEST = 2 * (TARGET - 1)  # deals before the next one would end it: then an undo instead
 
-STARTUP_S = 30.0
 TIMEOUT_S = 10.0  # a connection, a handshake, an answer
 PUSH_TIMEOUT_S = 10.0  # a push not heard by then is an error
 RETRY_S = 1.0  # the app's "retry: 1000": EventSource reconnects this long after an end
@@ -709,96 +707,13 @@ def serve_floor(port: int) -> None:
     asyncio.run(run())
 
 
-# --- the recipe's processes --------------------------------------------------------------------
-
-
-def free_ports(count: int) -> list[int]:
-    with ExitStack() as stack:
-        held = [stack.enter_context(socket.socket()) for _ in range(count)]
-        for each in held:
-            each.bind(("127.0.0.1", 0))
-        return [int(each.getsockname()[1]) for each in held]
-
-
-@contextmanager
-def fresh_database() -> Iterator[str]:
-    """A PostgreSQL database of the benchmark's own, dropped afterwards."""
-    name = f"santase_capacity_{secrets.token_hex(4)}"
-    with psycopg.connect(POSTGRES, autocommit=True, connect_timeout=5) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with psycopg.connect(POSTGRES, autocommit=True, connect_timeout=5) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-
-@contextmanager
-def redis_prefix() -> Iterator[str]:
-    """A prefix for the benchmark's keys and channel in Redis; its keys go afterwards."""
-    prefix = f"santase-capacity-{secrets.token_hex(4)}"
-    store = redis.Redis.from_url(REDIS, socket_timeout=5)
-    try:
-        store.ping()
-        yield prefix
-    finally:
-        for key in list(store.scan_iter(match=f"*{prefix}*", count=1000))[:100_000]:
-            store.delete(key)
-        store.close()
-
-
-@contextmanager
-def running(
-    command: list[str], env: dict[str, str], log: Path
-) -> Iterator[subprocess.Popen[bytes]]:
-    """A process in a group of its own; on the way out that group is stopped."""
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield process
-    finally:
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        with suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=30)
-        with suppress(ProcessLookupError):  # whatever of the group is left
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
-
-
-def wait_until(ready: Callable[[], bool], process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_S
-    for _ in range(int(STARTUP_S / 0.1) + 1):
-        if time.monotonic() > deadline or process.poll() is not None:
-            break
-        if ready():
-            return
-        time.sleep(0.1)
-    raise SystemExit(f"{log.stem} did not start:\n{log.read_text()[-3000:]}")
-
-
-def answers(port: int, trust: ssl.SSLContext | None = None) -> bool:
-    """Whether ``/health`` answers 200 on ``port`` (over HTTPS with ``trust``)."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=2) as raw:
-            lane = trust.wrap_socket(raw, server_hostname=HOST) if trust else raw
-            lane.sendall(request("GET", "/health", extra=["Connection: close"]))
-            return lane.recv(64).startswith(b"HTTP/1.1 200")
-    except OSError:
-        return False
+# --- the recipe's processes (bench/recipe.py starts them) --------------------------------------
 
 
 @dataclass
 class Recipe:
+    """The recipe as the benchmark runs it: one app server, its processes by name."""
+
     caddy: subprocess.Popen[bytes]
     app: subprocess.Popen[bytes]
     streams: subprocess.Popen[bytes]
@@ -823,78 +738,23 @@ class Recipe:
 
 @contextmanager
 def recipe(folder: Path) -> Iterator[Recipe]:
-    """The processes of deploy/README.md's "The same processes by hand"."""
-    https_port, http_port, app_port, streams_port, admin_port = free_ports(5)
-    home = folder / "home"
-    home.mkdir()
-    common = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
-    with ExitStack() as stack:
-        database = stack.enter_context(fresh_database())
-        prefix = stack.enter_context(redis_prefix())
-        gunicorn = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py"]
-        settings = {
-            **common,
-            "SANTASE_SECRET_KEY": secrets.token_hex(32),
-            "SANTASE_TRUSTED_HOSTS": HOST,
-            "SANTASE_DATABASE_URL": database,
-            "SANTASE_RATELIMIT_STORAGE_URI": REDIS,
-            "SANTASE_RATELIMIT_KEY_PREFIX": prefix,
-            "SANTASE_RATELIMIT_ENABLED": "false",
-            "SANTASE_TRUSTED_PROXIES": "1",
-            "SANTASE_AUTO_MIGRATE": "true",
-            "SANTASE_PUSH_URL": REDIS,
-            "SANTASE_PUSH_CHANNEL": f"{prefix}:live",
-        }
-        app_log = folder / "gunicorn.log"
-        app = stack.enter_context(
-            running(
-                [*gunicorn, "counter.wsgi:app"],
-                {**settings, "SANTASE_BIND": f"127.0.0.1:{app_port}"},
-                app_log,
-            )
+    """The processes of deploy/README.md's "The same processes by hand", rate limits off."""
+    with shared.recipe(
+        folder,
+        redis_url=REDIS,
+        kind="capacity",
+        settings={"SANTASE_RATELIMIT_ENABLED": "false"},
+        streams={"SANTASE_WORKERS": "2"},
+        stop_s=30,  # thousands of streams end first
+    ) as site:
+        yield Recipe(
+            site.caddy,
+            site.apps[0],
+            site.streams[0],
+            site.https_port,
+            site.root_certificate,
+            site.database,
         )
-        wait_until(lambda: answers(app_port), app, app_log)
-        streams_log = folder / "gunicorn-streams.log"
-        streams = stack.enter_context(
-            running(
-                [*gunicorn, "counter.wsgi:app"],
-                {
-                    **settings,
-                    "SANTASE_ROLE": "streams",
-                    "SANTASE_WORKERS": "2",
-                    "SANTASE_BIND": f"127.0.0.1:{streams_port}",
-                },
-                streams_log,
-            )
-        )
-        wait_until(lambda: answers(streams_port), streams, streams_log)
-        caddy_log = folder / "caddy.log"
-        root = folder / "data/caddy/pki/authorities/local/root.crt"
-        caddy = stack.enter_context(
-            running(
-                ["caddy", "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
-                {
-                    **common,
-                    "XDG_DATA_HOME": str(folder / "data"),
-                    "XDG_CONFIG_HOME": str(folder / "config"),
-                    "SANTASE_HOST": HOST,
-                    "SANTASE_TLS": "internal",
-                    "SANTASE_LISTEN": "127.0.0.1",
-                    "SANTASE_HTTPS_PORT": str(https_port),
-                    "SANTASE_HTTP_PORT": str(http_port),
-                    "SANTASE_ADMIN": f"127.0.0.1:{admin_port}",
-                    "SANTASE_UPSTREAM": f"127.0.0.1:{app_port}",
-                    "SANTASE_STREAMS_UPSTREAM": f"127.0.0.1:{streams_port}",
-                },
-                caddy_log,
-            )
-        )
-        wait_until(
-            lambda: root.exists() and answers(https_port, ssl.create_default_context(cafile=root)),
-            caddy,
-            caddy_log,
-        )
-        yield Recipe(caddy, app, streams, https_port, root, database)
 
 
 # --- the orchestrator ---------------------------------------------------------------------------
@@ -1150,8 +1010,8 @@ def floor_run(phones: int, window: float, every: float, count: int, folder: Path
     (port,) = free_ports(1)
     log = folder / "floor.log"
     command = [sys.executable, "-m", "bench.capacity", "--serve-floor", str(port)]
-    with running(command, {**os.environ, "PYTHONPATH": str(ROOT)}, log) as server:
-        wait_until(lambda: _listening(port), server, log)
+    with running(command, env={**os.environ, "PYTHONPATH": str(ROOT)}, log=log) as server:
+        wait_until(lambda: _listening(port), process=server, log=log, what="the floor")
         with clients(Target(port, None), count) as fleet:
             grown = fleet.grow(phones)
             print(f"floor: {grown.live} live", flush=True)
