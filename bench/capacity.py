@@ -964,7 +964,15 @@ def memory_of(site: Recipe, fleet: Clients) -> dict[str, float]:
     return {name: resident_mb(pid) for pid, name in named.items() if name != POSTGRESQL}
 
 
-def ramp(site: Recipe, steps: Sequence[int], window: float, every: float, count: int) -> list[Step]:
+def ramp(
+    site: Recipe,
+    steps: Sequence[int],
+    window: float,
+    every: float,
+    count: int,
+    through: bool = False,
+) -> list[Step]:
+    """Each step in turn, until one breaks a goal (with ``through``, every step)."""
     done: list[Step] = []
     target = Target(site.https_port, str(site.root_certificate))
     asyncio.run(Client(target).warm_up(tables=8, rounds=10))
@@ -991,7 +999,8 @@ def ramp(site: Recipe, steps: Sequence[int], window: float, every: float, count:
             print(row(step), resources(step), sep="\n", flush=True)
             if step.broken():
                 print("broken: " + ", ".join(step.broken()), flush=True)
-                break
+                if not through or step.grown.live < step.phones:
+                    break
     return done
 
 
@@ -1118,6 +1127,17 @@ def report(
         )
     else:
         why = "the ramp ended with its steps, not at a goal."
+    below = [step for step in steps if held and step.phones < held[-1].phones and step.broken()]
+    if below:
+        why += (
+            " Below it, "
+            + "; ".join(
+                f"the step of {step.phones:,} broke a goal ({', '.join(step.broken())}) while other "
+                f"processes kept {step.cpu.others:.2f} cores busy"
+                for step in below
+            )
+            + " (`--through` went on past them)."
+        )
     revision = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"],
         cwd=ROOT,
@@ -1290,6 +1310,11 @@ def main() -> None:
     parser.add_argument("--window", type=float, help="seconds of deals a step")
     parser.add_argument("--clients", type=int, default=CLIENTS)
     parser.add_argument(
+        "--through",
+        action="store_true",
+        help="go on past a step that breaks a goal (a shared machine's noise), while all open",
+    )
+    parser.add_argument(
         "--every",
         type=float,
         default=DEAL_EVERY_S,
@@ -1321,7 +1346,9 @@ def main() -> None:
         folder = Path(temporary)
         try:
             with recipe(folder) as site:
-                done = ramp(site, steps, window, arguments.every, arguments.clients)
+                done = ramp(
+                    site, steps, window, arguments.every, arguments.clients, arguments.through
+                )
             floor = floor_run(done[-1].phones, window, arguments.every, arguments.clients, folder)
         finally:
             if arguments.logs:
