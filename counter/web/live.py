@@ -76,17 +76,21 @@ class Place:
     def release(self) -> None:
         """Give the place back (again: nothing)."""
         with _open_lock:
-            if not self.held:
-                return
-            self.held = False
-            for key in self.keys:
-                _open[key] -= 1
-                if not _open[key]:
-                    del _open[key]
-            here = _at_address[self.address]
-            here.remove(self)
-            if not here:
-                del _at_address[self.address]
+            self.let_go()
+
+    def let_go(self) -> None:
+        """Give the place back, under the lock."""
+        if not self.held:
+            return
+        self.held = False
+        for key in self.keys:
+            _open[key] -= 1
+            if not _open[key]:
+                del _open[key]
+        here = _at_address[self.address]
+        here.remove(self)
+        if not here:
+            del _at_address[self.address]
 
 
 _open: Counter[str] = Counter()
@@ -106,9 +110,8 @@ def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
     with _open_lock:
         if any(_open[key] >= most for key, most in bounds):
             raise TooManyStreams(STREAMS_FULL)
-        here = _at_address.get(address, [])
-        if len(here) >= config["LIVE_STREAMS_PER_ADDRESS"]:
-            _give_up_place(here, holder)
+        if len(_at_address.get(address, ())) >= config["LIVE_STREAMS_PER_ADDRESS"]:
+            _give_up_place(_at_address[address], holder)
         for key in place.keys:
             _open[key] += 1
         _at_address.setdefault(address, []).append(place)
@@ -123,11 +126,7 @@ def _give_up_place(here: list[Place], holder: str) -> None:
     if most <= counts[holder]:
         raise TooManyStreams(STREAMS_FULL)
     victim = next(place for place in here if place.watcher and counts[place.holder] == most)
-    # Released here, under the lock: its stream ends at once, and its page reconnects.
-    victim.held = False
-    for key in victim.keys:
-        _open[key] -= 1
-    here.remove(victim)
+    victim.let_go()  # at once, under the lock; its stream ends, and its page reconnects
     assert victim.watcher is not None
     victim.watcher.offer("", push.END)
 

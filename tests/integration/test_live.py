@@ -22,6 +22,7 @@ from werkzeug.serving import ThreadedWSGIServer
 
 from counter.storage import push
 from counter.storage.models import db
+from counter.web import live
 
 from apps import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
 from helpers import api_deal, api_start, submit
@@ -326,6 +327,8 @@ def test_a_flood_from_one_address_never_keeps_a_new_phone_there_out(
     assert opened[0].ended()
     for stream in (*flooding, *opened, again):
         stream.close()
+    # Each place given back once: nothing counted is left once every stream has ended.
+    assert until(lambda: not live._at_address and not live._open, within=WAIT_S)
 
 
 def test_a_quiet_stream_asks_the_database_nothing_at_its_heartbeats(
