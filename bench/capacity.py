@@ -1132,8 +1132,8 @@ def report(
         why += (
             " Below it, "
             + "; ".join(
-                f"the step of {step.phones:,} broke a goal ({', '.join(step.broken())}) while other "
-                f"processes kept {step.cpu.others:.2f} cores busy"
+                f"the step of {step.phones:,} broke a goal ({', '.join(step.broken())}) "
+                f"while other processes kept {step.cpu.others:.2f} cores busy"
                 for step in below
             )
             + " (`--through` went on past them)."
