@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HOST = "counter.test"  # the site's name; every client here dials it at 127.0.0.1
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 TIMEOUT_S = 5.0  # a connection, an answer, an administrative query
-STARTUP_S = 30.0
+STARTUP_S = 90.0  # generous: a machine shared with other work starts slowly
 GUNICORN = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "counter.wsgi:app"]
 
 
