@@ -30,9 +30,10 @@ else:
     os.environ.setdefault("SANTASE_LIVE_STREAMS_PER_PROCESS", str(threads - min(8, threads // 2)))
 
 # A master killed outright (kill -9) is started again by systemd (deploy/santase.service:
-# RestartSec=1): its new listener binds beside whatever of the old one is left, and the
-# old workers leave at once (post_fork below), so the site answers again within seconds.
-reuse_port = True
+# RestartSec=1), and its old workers leave at once (post_fork below), the port with them:
+# the site answers again within seconds. Not reuse_port: gunicorn then gives each worker
+# a socket of its own, and the kernel hands connections to a busy worker while another
+# waits idle.
 
 # A worker silent for 30 s is restarted; a stopping one has 20 s to finish its
 # requests (systemd waits 30 s: deploy/santase.service).
