@@ -84,6 +84,6 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
         migrating.register(app)
     with app.app_context():
         tune_engine(db.engine, lock_timeout_ms=app.config["WRITE_LOCK_TIMEOUT_MS"])
-        if app.config["AUTO_MIGRATE"]:
+        if app.config["AUTO_MIGRATE"] and not migrating.up_to_date(db.engine):
             migrating.upgrade_in_own_process(db.engine.url.render_as_string(hide_password=False))
     return app

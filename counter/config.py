@@ -73,12 +73,15 @@ def configure(
         WRITE_LOCK_TIMEOUT_MS=5000,
         RATELIMIT_ENABLED=True,
         # Live pages (counter.web.live): open streams per process, per browser (or share
-        # link) and per address; a quiet stream's heartbeat, and its life before a reconnect.
+        # link) and per address; a quiet stream's heartbeat, and its longest life before a
+        # reconnect (each lasts between 75 % and all of it).
         PUSH_URL=None,
         PUSH_CHANNEL="santase:matches",  # one per site that shares a Redis
         LIVE_STREAMS_PER_PROCESS=150,
         LIVE_STREAMS_PER_BROWSER=8,
-        LIVE_STREAMS_PER_ADDRESS=40,
+        # A club evening behind one router: 30 tables' 60 phones, a board and 20 spectators
+        # are 81 streams; a second tab now and then fits too.
+        LIVE_STREAMS_PER_ADDRESS=120,
         LIVE_HEARTBEAT_S=15,
         LIVE_LIFETIME_S=300,
     )

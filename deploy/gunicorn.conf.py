@@ -29,6 +29,12 @@ else:
     threads = int(os.environ.get("SANTASE_THREADS", "128"))
     os.environ.setdefault("SANTASE_LIVE_STREAMS_PER_PROCESS", str(threads - min(8, threads // 2)))
 
+# A master killed outright (kill -9) is started again by systemd (deploy/santase.service:
+# RestartSec=1), and its old workers leave at once (post_fork below), the port with them:
+# the site answers again within seconds. Not reuse_port: gunicorn then gives each worker
+# a socket of its own, and the kernel hands connections to a busy worker while another
+# waits idle.
+
 # A worker silent for 30 s is restarted; a stopping one has 20 s to finish its
 # requests (systemd waits 30 s: deploy/santase.service).
 timeout = 30
@@ -50,6 +56,23 @@ proc_name = "santase-streams" if streams else "santase"
 control_socket_disable = True
 
 
+def post_fork(_server: object, worker: object) -> None:
+    """A worker whose master is gone (killed: kill -9, the out-of-memory killer) is killed
+    with it, by the kernel (Linux), at once: it no longer holds the port, nor answers
+    requests on it, while its master's successor starts. gunicorn's own look at its
+    parent comes a second or more later, and then waits for its requests to end."""
+    import ctypes
+    import signal
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != worker.ppid:  # type: ignore[attr-defined]
+        os._exit(1)  # the master died before this was asked for
+
+
 def post_worker_init(worker: object) -> None:
     """A stopping worker ends its live streams at once, instead of holding them until
     ``graceful_timeout`` runs out: their pages reconnect to a worker that stays."""
@@ -62,6 +85,14 @@ def post_worker_init(worker: object) -> None:
     def stopping(number: int, frame: object) -> None:
         if callable(handle_exit):
             handle_exit(number, frame)
-        threading.Thread(target=app.extensions["push"].close, daemon=True).start()
+        close = app.extensions["push"].close
+        if streams:
+            # Under gevent a signal may be handled in its hub, where nothing may wait (a
+            # thread's start does): the streams end in a greenlet of their own.
+            import gevent
+
+            gevent.spawn(close)
+        else:
+            threading.Thread(target=close, daemon=True).start()
 
     signal.signal(signal.SIGTERM, stopping)

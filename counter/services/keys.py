@@ -24,7 +24,8 @@ from sqlalchemy.orm import aliased
 from counter.game.refusals import N_, Gone
 from counter.services import matches as match_store
 from counter.services import ranks
-from counter.services.devices import Device
+from counter.services.devices import Device, match_ids
+from counter.storage import push
 from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
 from counter.storage.owner_lock import lock_owners
@@ -143,7 +144,9 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
     )
     if spent.rowcount != 1:  # type: ignore[attr-defined]
         raise LinkUnusable(N_("This link was used already. Make a new one on the other device."))
+    left: list[int] = []  # the matches of the key this device no longer holds
     if owner != giver:
+        left = match_ids(owner=owner)
         home, own = device.home, own_key(device)
         if own == giver:  # a device that came by a link goes back to its own key
             home = None
@@ -172,6 +175,7 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
             .values(owner=giver, home=home, match_id=None, brought_by=maker)
         )
     db.session.commit()
+    push.recheck(left)  # this device's live pages of them end now
     return giver
 
 

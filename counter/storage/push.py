@@ -8,8 +8,11 @@ Within one process the hub hands it over in memory. With ``PUSH_URL`` (a Redis U
 also publishes it on one Redis channel and listens there, so a tap answered by
 one gunicorn worker, or one server, reaches a phone held open by another.
 
-Redis that does not answer fails soft: the change still reaches the streams of
-this process, and the pages fall back to asking every 20 s.
+Redis that does not answer fails soft: a write never fails for it, and the change
+still reaches the streams of this process. Each process asks for Redis again every
+quarter of a second; once it is back, every stream of the process reads its match again
+(and asks whether its reader may still see it), so that each page catches up with what
+it missed meanwhile, then hears every change again.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ NEXT = "next:"  # the payload of "a device that showed this match started anothe
 CHECK = "check"  # the payload of "ask whether the reader may still see this match"
 END = "end"  # the payload of "this process is stopping: end now" (the page reconnects elsewhere)
 REDIS_TIMEOUT_S = 0.5
+REDIS_AGAIN_S = 0.25  # how soon a listener that lost Redis asks for it again
 MESSAGES = "v2"  # v1 carried the whole match; v2 says only that it changed
 
 
@@ -177,23 +181,46 @@ class Hub:
 
     def _listener(self) -> None:
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
+        lost = False
         while not self._closed.is_set():
             try:
                 client = redis.Redis.from_url(
-                    self.redis_url, socket_connect_timeout=REDIS_TIMEOUT_S, health_check_interval=10
+                    self.redis_url,
+                    socket_connect_timeout=REDIS_TIMEOUT_S,
+                    health_check_interval=10,
+                    # Never reconnected behind this loop's back: it is to know that it
+                    # lost Redis, and catch the streams up.
+                    retry=Retry(NoBackoff(), 0),
                 )
                 self._subscription = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
                 self._subscription.subscribe(self.channel)
                 self._subscribed.set()
+                if lost:
+                    log.warning("Redis is back for live changes; every live page reads again")
+                    self.catch_up()
+                    lost = False
                 for message in self._subscription.listen():
                     news = json.loads(message["data"])
                     self.deliver(int(news["id"]), str(news["stamp"]), str(news["payload"]))
-            except Exception:  # Redis away: try again in a while
+            except Exception:  # Redis away: ask again soon
                 if self._closed.is_set():
                     return
-                log.warning("Lost Redis for live changes; trying again in 2 s")
-                self._closed.wait(2)
+                if not lost:
+                    log.warning("Lost Redis for live changes; asking for it again")
+                lost = True
+                self._closed.wait(REDIS_AGAIN_S)
+
+    def catch_up(self) -> None:
+        """Every stream of this process reads its match again, and asks whether its reader
+        may still see it: what was announced while Redis was away never came here."""
+        with self._lock:
+            open_streams = [watcher for each in self._watchers.values() for watcher in each]
+        for watcher in open_streams:
+            watcher.offer("", CHECK)
+            watcher.offer("", CHANGED)
 
     def close(self, wait_s: float = 0) -> bool:
         """End every stream of this process (their pages reconnect, to another process if

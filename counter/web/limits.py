@@ -58,8 +58,11 @@ DEFAULTS = {
     # Reads that cost in proportion to a whole history: exports and statistics.
     "RATELIMIT_HEAVY_READS": "60 per hour",
     "RATELIMIT_HEAVY_READS_PER_ADDRESS": "30 per minute",
-    # A store that does not answer (Redis down) means counting in memory, not refusing taps.
+    # A store that does not answer (Redis down) means counting in memory, not refusing taps;
+    # and a store that stops answering between a request's check and its count (a write that
+    # made a device is counted after it) costs that count, never the request a 500.
     "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
+    "RATELIMIT_SWALLOW_ERRORS": True,
 }
 # A Redis that hangs rather than refuses costs a request half a second, once: then
 # the counts are kept in memory until it answers again.

@@ -7,20 +7,30 @@ every change as :mod:`counter.storage.push` announces it, a heartbeat when there
 for a while, and ends after a few minutes: ``EventSource`` reconnects by itself
 and resumes with ``Last-Event-ID``. Each event's id is a digest of its data.
 
-Streams hold a server thread each, so they are bounded per process: in all, per
-key or share link, and per address (as the rate limits count it:
-:func:`counter.web.limits.client_address`).
+Streams are bounded per process: in all, per key or share link, and per address (as
+the rate limits count it: :func:`counter.web.limits.client_address`). At a full address
+a newcomer takes the place of the oldest stream of the key holding the most there, if
+that key holds more than the newcomer does: a flood from one address never keeps a new
+phone behind the same router out. Under gevent (the streams service) a stream's place is
+free as soon as its client hangs up; elsewhere at its next heartbeat.
+
+Whether the reader may still see the match is asked as the stream opens and whenever a
+change that can revoke it is announced (:func:`counter.storage.push.recheck`: erase,
+forgetting devices, a new key, a share link revoked), never at a heartbeat: a stream ends
+within its lifetime anyway, and opens again only if it may. Lifetimes vary a little, so
+that the streams of phones that came together do not all reconnect together.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import random
+import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
@@ -47,26 +57,100 @@ class TooManyStreams(TooMany):
 
 STREAMS_FULL = N_("Too many live pages are open from here; this one looks now and then instead.")
 
+LIFETIME_JITTER = 0.25  # a stream lasts between 75 % and all of LIVE_LIFETIME_S
+
+
+def lifetime_s(most: float, draw: Callable[[], float] = random.random) -> float:
+    """How long one stream lasts: up to ``most`` seconds, at least a quarter less."""
+    return most * (1 - LIFETIME_JITTER * draw())
+
+
+class Place:
+    """One open stream's place in the bounds, and how to end the stream (once watching)."""
+
+    def __init__(self, keys: tuple[str, ...], address: str, holder: str) -> None:
+        self.keys, self.address, self.holder = keys, address, holder
+        self.watcher: push.Watcher | None = None
+        self.held = True
+
+    def release(self) -> None:
+        """Give the place back (again: nothing)."""
+        with _open_lock:
+            self.let_go()
+
+    def let_go(self) -> None:
+        """Give the place back, under the lock."""
+        if not self.held:
+            return
+        self.held = False
+        for key in self.keys:
+            _open[key] -= 1
+            if not _open[key]:
+                del _open[key]
+        here = _at_address[self.address]
+        here.remove(self)
+        if not here:
+            del _at_address[self.address]
+
+
 _open: Counter[str] = Counter()
+_at_address: dict[str, list[Place]] = {}  # each address's open streams, the oldest first
 _open_lock = threading.Lock()
 
 
-@contextmanager
-def _bounded(*holders: tuple[str, int]) -> Iterator[None]:
-    """Count one more stream against each ``(holder, most)``; refuse it if one is full."""
+def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
+    """A place for one more stream of ``holder`` from ``address``: at a full address the
+    oldest stream of the key holding the most there gives its place up, if that key holds
+    more than ``holder``; otherwise, or with the process or the key full, refused."""
+    bounds = (
+        ("all", config["LIVE_STREAMS_PER_PROCESS"]),
+        (f"holder:{holder}", config["LIVE_STREAMS_PER_BROWSER"]),
+    )
+    place = Place(tuple(key for key, _most in bounds), address, holder)
     with _open_lock:
-        if any(_open[holder] >= most for holder, most in holders):
+        if any(_open[key] >= most for key, most in bounds):
             raise TooManyStreams(STREAMS_FULL)
-        for holder, _most in holders:
-            _open[holder] += 1
-    try:
-        yield
-    finally:
-        with _open_lock:
-            for holder, _most in holders:
-                _open[holder] -= 1
-                if not _open[holder]:
-                    del _open[holder]
+        if len(_at_address.get(address, ())) >= config["LIVE_STREAMS_PER_ADDRESS"]:
+            _give_up_place(_at_address[address], holder)
+        for key in place.keys:
+            _open[key] += 1
+        _at_address.setdefault(address, []).append(place)
+    return place
+
+
+def _give_up_place(here: list[Place], holder: str) -> None:
+    """End the oldest stream of the key holding the most of ``here``, if it holds more than
+    ``holder`` does (under the lock); refuse otherwise."""
+    counts = Counter(place.holder for place in here if place.watcher is not None)
+    most = max(counts.values(), default=0)
+    if most <= counts[holder]:
+        raise TooManyStreams(STREAMS_FULL)
+    victim = next(place for place in here if place.watcher and counts[place.holder] == most)
+    victim.let_go()  # at once, under the lock; its stream ends, and its page reconnects
+    assert victim.watcher is not None
+    victim.watcher.offer("", push.END)
+
+
+def _on_hang_up(end: Callable[[], None]) -> Callable[[], None]:
+    """Under gevent (the streams service), call ``end`` as soon as the client closes its
+    connection, not at the stream's next write; returns what stops watching. A stream's
+    client sends nothing after its request: the connection turning readable is its end."""
+    sock = request.environ.get("gunicorn.socket")
+    if sock is None or "gevent.monkey" not in sys.modules:
+        return lambda: None
+    from gevent import get_hub
+    from gevent.monkey import is_module_patched
+
+    if not is_module_patched("socket"):
+        return lambda: None
+    readable = get_hub().loop.io(sock.fileno(), 1)
+
+    def hung_up() -> None:
+        readable.stop()  # once: it stays readable
+        end()
+
+    readable.start(hung_up)
+    return readable.close  # type: ignore[no-any-return]
 
 
 def event_id(data: str) -> str:
@@ -102,18 +186,14 @@ def stream(
     """The stream of one match: ``now`` reads the match as it is (after the stream is
     watching, so that a change committed meanwhile comes next, never lost), ``shown``
     makes each change what this reader may see (none: all of it, passed on as announced),
-    ``allowed`` says whether the reader may still see it (asked at every heartbeat),
+    ``allowed`` says whether the reader may still see it (asked when a revocation may
+    have happened: :func:`counter.storage.push.recheck`),
     ``moved`` what it is told when another device that showed the match started one, and
     ``missed`` such news from before the stream opened, told after the match; ``also``, more
     matches whose changes come as the first one's (an evening's board)."""
     config = current_app.config
-    slots = (
-        ("all", config["LIVE_STREAMS_PER_PROCESS"]),
-        (f"holder:{holder}", config["LIVE_STREAMS_PER_BROWSER"]),
-        (f"address:{client_address()}", config["LIVE_STREAMS_PER_ADDRESS"]),
-    )
-    bounded = _bounded(*slots)
-    bounded.__enter__()  # refused here, before the answer starts, as a plain 429
+    # Refused here, before the answer starts, as a plain 429.
+    place = _take_place(holder, client_address(), config)
     hub = push.hub()
     try:
         watcher = hub.watch(match_id, *also)
@@ -123,10 +203,12 @@ def stream(
             hub.unwatch(watcher)
             raise
     except BaseException:
-        bounded.__exit__(None, None, None)
+        place.release()
         raise
+    place.watcher = watcher
     db.session.close()  # no database connection is held while the stream waits
-    heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], config["LIVE_LIFETIME_S"]
+    heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], lifetime_s(config["LIVE_LIFETIME_S"])
+    unwatched = _on_hang_up(lambda: watcher.offer("", push.END))
     resumed = request.headers.get("Last-Event-ID")
 
     def shown_now() -> dict[str, Any]:
@@ -149,14 +231,14 @@ def stream(
                 payload = watcher.wait(min(heartbeat, left))
                 if payload == push.END:
                     return  # the process is stopping: EventSource reconnects, elsewhere
-                if payload is None or payload == push.CHECK:
+                if payload is None:
+                    yield BEAT
+                elif payload == push.CHECK:
                     still = allowed()
                     db.session.close()
                     if not still:
                         yield _event("{}", "gone")
                         return
-                    if payload is None:
-                        yield BEAT
                 elif payload == push.GONE:
                     yield _event("{}", "gone")
                     return
@@ -177,8 +259,9 @@ def stream(
                         last = event_id(data)
                         yield _event(data)
         finally:
+            unwatched()
             hub.unwatch(watcher)
-            bounded.__exit__(None, None, None)
+            place.release()
 
     return Response(
         stream_with_context(events()),

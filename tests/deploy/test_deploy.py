@@ -14,27 +14,24 @@ import http.client
 import json
 import os
 import re
-import secrets
 import shutil
-import signal
 import socket
 import ssl
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
-import redis
 from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
-from psycopg import sql
+
+from bench import recipe
+from bench.recipe import HOST
 
 from apps import TEST_REDIS_URL
 from phones import (
@@ -48,7 +45,6 @@ from phones import (
     server_match,
     tap,
 )
-from waiting import until
 
 MISSING = [tool for tool in ("caddy", "certutil") if shutil.which(tool) is None]
 if MISSING:
@@ -60,11 +56,7 @@ if MISSING:
 
 pytestmark = pytest.mark.slow  # it starts Caddy, gunicorn and Chromium
 
-ROOT = Path(__file__).parents[2]
-HOST = "counter.test"
-POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS = TEST_REDIS_URL
-STARTUP_SECONDS = 30
 TIMEOUT = 5  # seconds: any one request, connection or process stop
 BYTE_EVERY = 0.1  # seconds between two bytes of a slow client
 # gunicorn's threads here: few, so that slow clients as many as all of them stay cheap.
@@ -164,95 +156,7 @@ def ask(
         connection.close()
 
 
-# --- the two processes, and what they need ---------------------------------------------------
-
-
-def free_ports(count: int) -> list[int]:
-    """Ports of 127.0.0.1 free right now (all held at once, so all different)."""
-    with ExitStack() as stack:
-        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
-        for each in sockets:
-            each.bind(("127.0.0.1", 0))
-        return [each.getsockname()[1] for each in sockets]
-
-
-@contextmanager
-def fresh_database() -> Iterator[str]:
-    """A PostgreSQL database of this module's own, dropped afterwards."""
-    name = f"santase_deploy_{secrets.token_hex(4)}"
-    try:
-        admin = psycopg.connect(POSTGRES, autocommit=True, connect_timeout=TIMEOUT)
-    except psycopg.OperationalError as error:
-        pytest.skip(f"PostgreSQL at {POSTGRES} does not answer ({error}); start it.")
-    with admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with psycopg.connect(POSTGRES, autocommit=True, connect_timeout=TIMEOUT) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-
-@contextmanager
-def redis_prefix() -> Iterator[str]:
-    """A prefix for the rate limits' keys in Redis; every key under it is deleted afterwards."""
-    prefix = f"santase-deploy-{secrets.token_hex(4)}"
-    store = redis.Redis.from_url(REDIS, socket_timeout=TIMEOUT)
-    try:
-        store.ping()
-    except redis.RedisError as error:
-        store.close()
-        pytest.skip(f"Redis at {REDIS} does not answer ({error}); start redis-server.")
-    try:
-        yield prefix
-    finally:
-        for key in list(store.scan_iter(match=f"*{prefix}*")):
-            store.delete(key)
-        store.close()
-
-
-@contextmanager
-def running(
-    command: list[str], *, env: dict[str, str], log: Path
-) -> Iterator[subprocess.Popen[bytes]]:
-    """A process in a group of its own; on the way out the whole group is stopped."""
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield process
-    finally:
-        with suppress(ProcessLookupError):  # it may have ended already
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=2 * TIMEOUT)
-        finally:
-            # Whatever of the group is left: a worker, or all of it if the wait ran out.
-            with suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def wait_until(
-    ready: Callable[[], bool], *, process: subprocess.Popen[bytes], log: Path, what: str
-) -> None:
-    """Until ``ready`` holds; fails, with the process's output, should the process end or
-    STARTUP_SECONDS pass first."""
-
-    def ended() -> bool:
-        return process.poll() is not None
-
-    if until(lambda: ended() or ready(), within=STARTUP_SECONDS) and not ended():
-        return
-    pytest.fail(f"{what} did not start; its output:\n{log.read_text()[-3000:]}")
+# --- the recipe (bench/recipe.py starts it) ---------------------------------------------------
 
 
 def health_answers(connect: Connect) -> bool:
@@ -264,91 +168,32 @@ def health_answers(connect: Connect) -> bool:
 
 @contextmanager
 def serving(folder: Path, *, servers: int = 1) -> Iterator[Site]:
-    """gunicorn (the app, and its streams service) on each of ``servers`` app servers, and
-    Caddy in front of them all, started from deploy/ as its README says (the servers share
-    one PostgreSQL database and Redis); stopped on the way out."""
-    https_port, http_port, admin_port, *ports = free_ports(3 + 2 * servers)
-    app_ports, streams_ports = ports[:servers], ports[servers:]
-    home = folder / "home"
-    home.mkdir()
-    common = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}
-    with ExitStack() as stack:
-        database = stack.enter_context(fresh_database())
-        prefix = stack.enter_context(redis_prefix())
-        gunicorn = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py"]
-        settings = {
-            **common,
-            "SANTASE_SECRET_KEY": secrets.token_hex(32),
-            "SANTASE_TRUSTED_HOSTS": HOST,
-            "SANTASE_DATABASE_URL": database,
-            "SANTASE_RATELIMIT_STORAGE_URI": REDIS,
-            "SANTASE_RATELIMIT_KEY_PREFIX": prefix,
-            "SANTASE_TRUSTED_PROXIES": "1",
-            "SANTASE_AUTO_MIGRATE": "true",
-            "SANTASE_PUSH_URL": REDIS,
-            "SANTASE_PUSH_CHANNEL": f"{prefix}live",
-            # A stream whose phone went away ends at its next heartbeat.
-            "SANTASE_LIVE_HEARTBEAT_S": "1",
-        }
-        for number, (app_port, streams_port) in enumerate(
-            zip(app_ports, streams_ports, strict=True)
-        ):
-            for role, port, extra in (
-                ("app", app_port, {"SANTASE_THREADS": str(THREADS)}),
-                # Two workers: a deal reaches phones held by either.
-                ("streams", streams_port, {"SANTASE_ROLE": "streams", "SANTASE_WORKERS": "2"}),
-            ):
-                log = folder / f"gunicorn-{role}-{number}.log"
-                process = stack.enter_context(
-                    running(
-                        [*gunicorn, "counter.wsgi:app"],
-                        env={**settings, **extra, "SANTASE_BIND": f"127.0.0.1:{port}"},
-                        log=log,
-                    )
-                )
-                wait_until(
-                    lambda port=port: health_answers(lambda: Loopback(HOST, port, timeout=TIMEOUT)),
-                    process=process,
-                    log=log,
-                    what=f"gunicorn ({role}, server {number})",
-                )
-        site = Site(
-            https_port=https_port,
-            http_port=http_port,
-            app_port=app_ports[0],
-            root_certificate=folder / "data/caddy/pki/authorities/local/root.crt",
-            app_ports=tuple(app_ports),
-            streams_ports=tuple(streams_ports),
-        )
-        proxy_log = folder / "caddy.log"
-        proxy = stack.enter_context(
-            running(
-                ["caddy", "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
-                env={
-                    **common,
-                    "XDG_DATA_HOME": str(folder / "data"),
-                    "XDG_CONFIG_HOME": str(folder / "config"),
-                    "SANTASE_HOST": HOST,
-                    "SANTASE_TLS": "internal",
-                    "SANTASE_LISTEN": "127.0.0.1",
-                    "SANTASE_HTTPS_PORT": str(https_port),
-                    "SANTASE_HTTP_PORT": str(http_port),
-                    "SANTASE_ADMIN": f"127.0.0.1:{admin_port}",
-                    "SANTASE_UPSTREAM": " ".join(f"127.0.0.1:{port}" for port in app_ports),
-                    "SANTASE_STREAMS_UPSTREAM": " ".join(
-                        f"127.0.0.1:{port}" for port in streams_ports
-                    ),
-                },
-                log=proxy_log,
+    """The recipe with ``servers`` app servers (each its app and its streams service) behind
+    one Caddy, sharing one PostgreSQL database and Redis; stopped on the way out."""
+    try:
+        with recipe.recipe(
+            folder,
+            redis_url=REDIS,
+            kind="deploy",
+            servers=servers,
+            # A stream whose phone went away ends at its next heartbeat at the latest.
+            settings={"SANTASE_LIVE_HEARTBEAT_S": "1"},
+            app={"SANTASE_THREADS": str(THREADS)},
+            # Two workers: a deal reaches phones held by either.
+            streams={"SANTASE_WORKERS": "2"},
+        ) as running:
+            yield Site(
+                https_port=running.https_port,
+                http_port=running.http_port,
+                app_port=running.app_ports[0],
+                root_certificate=running.root_certificate,
+                app_ports=running.app_ports,
+                streams_ports=running.streams_ports,
             )
-        )
-        wait_until(
-            lambda: site.root_certificate.exists() and health_answers(site.https),
-            process=proxy,
-            log=proxy_log,
-            what="Caddy",
-        )
-        yield site
+    except recipe.Unavailable as missing:
+        pytest.skip(str(missing))
+    except recipe.NotStarted as failure:
+        pytest.fail(str(failure))
 
 
 @pytest.fixture(scope="module")

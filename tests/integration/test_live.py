@@ -17,9 +17,12 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import event
 from werkzeug.serving import ThreadedWSGIServer
 
 from counter.storage import push
+from counter.storage.models import db
+from counter.web import live
 
 from apps import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
 from helpers import api_deal, api_start, submit
@@ -113,6 +116,17 @@ class Stream:
 
     def match(self) -> Any:
         return json.loads(self.event()["data"])
+
+    def beats(self, count: int) -> None:
+        """Read until ``count`` heartbeats have come."""
+        for _ in range(count):
+            while self.response.readline() != b"event: beat\n":
+                pass
+
+    def ended(self) -> bool:
+        """Whether the server ended the stream (what is left of it read)."""
+        self.response.read()
+        return True
 
     def close(self) -> None:
         self.response.close()  # the response holds the socket open until it is closed too
@@ -287,6 +301,75 @@ def test_streams_count_an_address_as_the_rate_limits_do(app: Flask, client: Flas
         response.close()
     statuses = [response.status_code for response in opened]
     assert statuses == [200, 200, 429, 200, 200, 200]
+
+
+def test_a_flood_from_one_address_never_keeps_a_new_phone_there_out(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    """At a full address the key holding the most streams there gives its oldest up to a
+    newcomer, until the newcomer holds as many or more."""
+    app.config["LIVE_STREAMS_PER_ADDRESS"] = 3
+    flood = f"/api/matches/{api_start(client)['id']}/events"
+    flooding = [Stream(port, flood, cookie_of(client)) for _ in range(3)]
+    for stream in flooding:
+        stream.match()
+    newcomer = app.test_client()
+    mine = f"/api/matches/{api_start(newcomer)['id']}/events"
+    opened = [Stream(port, mine, cookie_of(newcomer)) for _ in range(3)]
+    # The flood's two oldest gave way (their pages would open them again); then the newcomer
+    # held the most.
+    assert [stream.status for stream in opened] == [200, 200, 429]
+    assert opened[0].match()["players"][0]["score"] == 0
+    assert flooding[0].ended()
+    assert flooding[1].ended()
+    again = Stream(port, flood, cookie_of(client))  # the flood's one against two: its turn
+    assert again.status == 200
+    assert opened[0].ended()
+    for stream in (*flooding, *opened, again):
+        stream.close()
+    # Each place given back once: nothing counted is left once every stream has ended.
+    assert until(lambda: not live._at_address and not live._open, within=WAIT_S)
+
+
+def test_a_quiet_stream_asks_the_database_nothing_at_its_heartbeats(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    """Whether its reader may still see the match is asked when something could have changed
+    it (the tests of removed devices below), not every 15 s for every phone."""
+    stream = Stream(port, f"/api/matches/{api_start(client)['id']}/events", cookie_of(client))
+    stream.match()
+    stream.beats(1)  # what the stream asks as it opens is asked by then
+    statements: list[str] = []
+    with app.app_context():
+        engine = db.engine
+
+    def counted(*arguments: Any) -> None:
+        statements.append(arguments[2])
+
+    event.listen(engine, "before_cursor_execute", counted)
+    try:
+        stream.beats(5)
+    finally:
+        event.remove(engine, "before_cursor_execute", counted)
+    stream.close()
+    assert statements == []
+
+
+def test_a_device_that_takes_another_key_hears_no_more_of_its_old_matches(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    app.config["LIVE_HEARTBEAT_S"] = 60
+    other = app.test_client()
+    own = api_start(other)
+    stream = Stream(port, f"/api/matches/{own['id']}/events", cookie_of(other))
+    stream.match()
+    api_start(client)
+    page = submit(client, "/device-link").get_data(as_text=True)
+    link = re.search(r'href="http://localhost(/continue/[^"]+)"', page)
+    assert link
+    assert submit(other, link.group(1)).status_code == 302
+    assert stream.event()["event"] == "gone"
+    stream.close()
 
 
 def redis_answers() -> bool:

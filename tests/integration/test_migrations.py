@@ -7,13 +7,14 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from flask import Flask
+from flask import Flask, current_app
 from flask_migrate import downgrade, upgrade
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from counter.game.scoring import Outcome
 from counter.services import deals, matches
+from counter.storage import migrating
 from counter.storage.models import db
 
 from apps import TEST_DATABASE_URL, empty_tables, make_app
@@ -79,6 +80,21 @@ def first_schema_app(tmp_path: Path) -> Iterator[Flask]:
 def upgrade_to_latest(app: Flask) -> None:
     with app.app_context():
         upgrade()
+        db.engine.dispose()
+
+
+def test_the_latest_revision_is_alembics_head(first_schema_app: Flask) -> None:
+    """A starting worker finds a database up to date by one query (counter/storage/migrating.py)
+    against the newest file's number: the head Alembic would migrate to."""
+    from alembic.script import ScriptDirectory
+
+    with first_schema_app.app_context():
+        heads = ScriptDirectory.from_config(current_app.extensions["migrate"].migrate.get_config())
+        assert heads.get_heads() == [migrating.latest_revision()]
+        assert not migrating.up_to_date(db.engine)
+    upgrade_to_latest(first_schema_app)
+    with first_schema_app.app_context():
+        assert migrating.up_to_date(db.engine)
         db.engine.dispose()
 
 
