@@ -90,6 +90,12 @@ def find(*, token: str) -> Device | None:
     return _holder(device)
 
 
+def replaced(*, token: str) -> bool:
+    """Whether ``token`` has been replaced by a new one, now."""
+    found = select(DeviceRow.replaced_at).where(DeviceRow.token == token)
+    return db.session.scalar(found) is not None
+
+
 @writes
 def _seen(*, device_id: int) -> None:
     seen = update(DeviceRow).where(DeviceRow.id == device_id)

@@ -4,10 +4,10 @@ The signed, permanent session cookie names the device by a random token; the key
 which owns the matches, is the device's row (:mod:`counter.services.devices`). The
 token changes only when the player forgets other devices or erases everything, and an
 answer that did not change it sends it back only when the device is back after a while
-(good for another year), never with every answer: a request still on its way as the
-token changes cannot put the old one back. Nor does an answer to a request that came with
-a replaced token (:func:`stale_cookie`). A cookie from before devices were kept carries
-the key itself: its device is registered the first time it is seen.
+(good for another year), never with every answer; and no answer sends back a token that
+was replaced, even one read before it was (:func:`stale_cookie`). A cookie from before
+devices were kept carries the key itself: its device is registered the first time it is
+seen.
 """
 
 from __future__ import annotations
@@ -129,8 +129,11 @@ def owner_of(match_id: int, *, reading: bool = False) -> str:
     For the match of a club evening's table whose link this browser opened, the host's
     key: for that match alone, and for writing only until the evening ends.
     """
-    owner = current_owner()
-    tokens = [each for each in session.get(SESSION_TABLES, []) if isinstance(each, str)]
+    device = this_device()
+    owner = None if device is None else device.owner
+    # A copy of a cookie whose token was replaced keeps no table link of that cookie either.
+    kept = [] if device is not None and device.replaced else session.get(SESSION_TABLES, [])
+    tokens = [each for each in kept if isinstance(each, str)]
     writing = not reading
     if tokens and (
         host := evenings.table_host(tokens=tokens, match_id=match_id, asking=owner, writing=writing)
@@ -155,9 +158,16 @@ def new_token(token: str) -> None:
 
 def stale_cookie() -> bool:
     """Whether the cookie to send back would name a token that was replaced: a copy of an
-    old cookie, or this device's own request from before the change, still on its way."""
-    replaced = g.get("replaced_token")
-    return replaced is not None and session.get(SESSION_DEVICE) == replaced
+    old cookie, or this device's own request that read its token before another request
+    replaced it (asked again now, as the cookie is about to be sent)."""
+    token = session.get(SESSION_DEVICE)
+    if not isinstance(token, str):
+        return False
+    if token == g.get("replaced_token"):
+        return True
+    with suppress(Busy, SQLAlchemyError):  # the database gone: the cookie stands as it is
+        return devices.replaced(token=token)
+    return False
 
 
 def _remember(device: Device) -> None:

@@ -4,16 +4,28 @@ is another device, holding nothing. The same form sent twice never strands this 
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import update
+from sqlalchemy import select, update
 
-from counter.storage.models import Device, db, utcnow
+from counter.storage.models import Device, EveningTable, db, utcnow
+from counter.web import play
 
-from helpers import api_deal, api_start, at_once, make_link, page_field, same_browser, submit
+from helpers import (
+    api_deal,
+    api_start,
+    at_once,
+    make_link,
+    page_field,
+    page_form,
+    same_browser,
+    submit,
+)
 
 
 def fields_of_what_we_keep(client: FlaskClient) -> dict[str, str]:
@@ -131,3 +143,57 @@ def test_a_guest_that_forgets_other_devices_revokes_copies_of_its_own_cookie(
     assert copy.get(f"/api/matches/{match['id']}").status_code == 404
     assert other_client.get(f"/api/matches/{match['id']}").status_code == 200
     assert client.get(f"/api/matches/{match['id']}").status_code == 200
+
+
+def test_a_copied_cookie_keeps_none_of_its_table_links(app: Flask, client: FlaskClient) -> None:
+    """The host opened a table of its club evening; a copy of its cookie, once forgotten,
+    neither reads nor records at that table."""
+    page = client.get("/evenings").get_data(as_text=True)
+    players = {"name": "Петък", "players": "Ана\nБорис", "format": "round_robin"}
+    form = {"csrf_token": page_field(page, "csrf_token"), **players, "target": "11"}
+    evening = client.post("/evenings", data={**form, "preset": "santase"})
+    assert evening.status_code == 302
+    rounds = f"{evening.headers['Location']}/rounds"
+    started = client.post(rounds, data={"csrf_token": form["csrf_token"], "round": "1"})
+    assert started.status_code == 302
+    with app.app_context():
+        table = db.session.scalars(select(EveningTable)).one()
+    assert client.get(f"/table/{table.token}").status_code == 200
+    copy = same_browser(app, client)
+    assert api_deal(copy, table.match_id, 1, "normal").status_code == 201  # type: ignore[arg-type]
+    fields = {**fields_of_what_we_keep(client), "confirmed": "1"}
+    assert client.post("/devices/forget", data=fields).status_code == 302
+    assert copy.get(f"/api/matches/{table.match_id}").status_code == 404
+    assert api_deal(copy, table.match_id, 1, "normal").status_code == 404  # type: ignore[arg-type]
+    assert client.get(f"/api/matches/{table.match_id}").status_code == 200
+
+
+def test_an_answer_read_before_the_token_changed_never_sends_the_old_one_back(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deal form of this browser is held after it read its device; meanwhile other devices
+    are forgotten, and the token changes. The deal's answer must not bring the old back."""
+    api_start(client)
+    twin = same_browser(app, client)
+    form = {key: value for key, value in page_form(twin).items() if key != "uid"}
+    inside, go_on = threading.Event(), threading.Event()
+    real_flash = play.flash
+
+    def held_flash(*args: Any, **kwargs: Any) -> None:
+        inside.set()
+        go_on.wait(10)
+        real_flash(*args, **kwargs)
+
+    monkeypatch.setattr(play, "flash", held_flash)
+    answers: list[Any] = []
+    deal = {**form, "player": "1", "outcome": "normal"}
+    held = threading.Thread(target=lambda: answers.append(twin.post("/deals", data=deal)))
+    held.start()
+    assert inside.wait(10)
+    monkeypatch.setattr(play, "flash", real_flash)
+    fields = {**fields_of_what_we_keep(client), "confirmed": "1"}
+    assert client.post("/devices/forget", data=fields).status_code == 302
+    go_on.set()
+    held.join(10)
+    assert answers[0].status_code == 302
+    assert cookie_sent(answers[0]) is None
