@@ -188,7 +188,7 @@ def test_schnapsen_speaks_austrian(german: FlaskClient) -> None:
 def test_sixty_six_speaks_german(german: FlaskClient) -> None:
     api_start(german, game="sixty_six", players=["Ivan", "Maria"])
     page = german.get("/").get_data(as_text=True)
-    assert "Falsches Aus" in page
+    assert "Falsch abgemeldet" in page
     assert "Siege:" in page
 
 

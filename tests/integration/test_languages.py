@@ -187,8 +187,8 @@ def test_a_refused_form_names_house_rules_as_the_page_does(bulgarian: FlaskClien
     match = api_start(bulgarian)
     page = submit(bulgarian, "/settings", match_id=str(match["id"]), failed_close="sometimes")
     assert (
-        "Домашното правило „Неуспешно затваряне“ не може да е „sometimes“; изберете "
-        "„2 или 3 според взятките“, „винаги 3“, „винаги 2“."
+        "Домашното правило „Неуспешно затваряне“ не може да е „sometimes“; изберете едно от: "
+        "„2 (3, ако получаващият няма взятка)“, „винаги 3“, „винаги 2“."
     ) in page.get_data(as_text=True)
 
 
@@ -204,11 +204,12 @@ def test_a_refused_first_dealer_speaks_of_the_first_deal(client: FlaskClient) ->
         (
             lambda match: match["rules"].update(failed_close="always_4"),
             "Игра 1 във файла: Домашното правило „Неуспешно затваряне“ не може да е „always_4“; "
-            "изберете „2 или 3 според взятките“, „винаги 3“, „винаги 2“.",
+            "изберете едно от: „2 (3, ако получаващият няма взятка)“, „винаги 3“, „винаги 2“.",
         ),
         (
             lambda match: match["deals"][0].update(outcome="durak"),
-            "Игра 1 във файла: Раздаване 1: Непознат вид раздаване „durak“; изберете „Победа“,",
+            "Игра 1 във файла: Раздаване 1: Непознат вид раздаване „durak“; "
+            "изберете едно от: „Победа“,",
         ),
         (
             lambda match: match["deals"][0].update(points=9),
