@@ -17,12 +17,12 @@ from counter.game.evening import Format
 from counter.game.refusals import N_, NotFound, Refusal
 from counter.game.scoring import DEFAULT_TARGET
 from counter.services import evenings
-from counter.web import forms, i18n, live, play
+from counter.web import forms, i18n, limits, live, play
 from counter.web.browser import SESSION_TABLES, current_owner, ensure_owner
 from counter.web.errors import shows_again
 from counter.web.qr import qr_svg
 
-bp = Blueprint("evenings", __name__)
+bp = limits.writes(Blueprint("evenings", __name__))
 TABLES_KEPT = 8  # the table links a phone holds at once (a player may move tables)
 FORMATS = {
     Format.ROUND_ROBIN: N_("Everyone plays everyone"),
@@ -145,6 +145,7 @@ def standings(evening_id: int) -> str:
 
 
 @bp.get("/evenings/<id:evening_id>/standings.csv")
+@limits.heavy_reads
 def standings_csv(evening_id: int) -> Response:
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
     out = io.StringIO()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import uuid
 from collections import Counter
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -11,8 +13,28 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from counter.storage.models import Evening, EveningPlayer, EveningTable, Match, db
-from tests.helpers import api_deal, api_start, at_once, page_field, privacy_form, win_match
+from counter.services import newcomers
+from counter.services.newcomers import NEVER_BACK_AFTER
+from counter.storage.models import (
+    Device,
+    Evening,
+    EveningPlayer,
+    EveningTable,
+    Match,
+    db,
+    utcnow,
+)
+from counter.web.limits import limiter
+from tests.apps import make_app
+from tests.helpers import (
+    api_deal,
+    api_start,
+    at_once,
+    key_of,
+    page_field,
+    privacy_form,
+    win_match,
+)
 
 SIX = ["Ана", "Борис", "Вера", "Галя", "Дени", "Емо"]
 
@@ -305,3 +327,56 @@ def test_an_evening_to_a_target_its_game_is_not_played_to_is_refused(
     assert response.status_code == 422
     with app.app_context():
         assert db.session.scalar(select(func.count(Evening.id))) == 0
+
+
+def test_an_evenings_writes_are_rate_limited(app: Flask) -> None:
+    limited = make_app(
+        app.config["SQLALCHEMY_DATABASE_URI"],
+        RATELIMIT_ENABLED=True,
+        RATELIMIT_STORAGE_URI="memory://",
+        RATELIMIT_KEY_PREFIX=f"test-{uuid.uuid4().hex}",
+        RATELIMIT_WRITES_PER_BROWSER="3 per minute",
+        RATELIMIT_HEAVY_READS="2 per hour",
+    )
+    try:
+        with limited.app_context():
+            limiter.reset()
+        host = limited.test_client()
+        evening = create(host, SIX[:2])
+        added = [host_form(host, f"/evenings/{evening}/players", name=f"P{i}") for i in range(4)]
+        assert [each.status_code for each in added] == [302, 302, 302, 429]
+        reads = [host.get(f"/evenings/{evening}/standings.csv").status_code for _ in range(3)]
+        assert reads == [200, 200, 429]
+    finally:
+        with limited.app_context():
+            db.engine.dispose()
+
+
+def never_came_back(app: Flask, client: FlaskClient) -> int:
+    """The device of ``client`` as if its cookie had never come back, long ago."""
+    owner = key_of(client)
+    with app.app_context():
+        device = db.session.scalars(select(Device).where(Device.owner == owner)).one()
+        device.came_back = False
+        device.created_at = utcnow() - NEVER_BACK_AFTER - timedelta(minutes=1)
+        db.session.commit()
+        return device.id
+
+
+def test_a_device_never_back_is_forgotten_with_its_evenings(
+    app: Flask, client: FlaskClient
+) -> None:
+    create(client, SIX[:2])
+    never_came_back(app, client)
+    with app.app_context():
+        assert newcomers.forget_never_back() == 1
+        db.session.commit()
+        assert db.session.scalar(select(func.count(Evening.id))) == 0
+
+
+def test_a_new_device_holding_an_evening_is_not_forgotten(app: Flask, client: FlaskClient) -> None:
+    create(client, SIX[:2])
+    device = never_came_back(app, client)
+    with app.app_context():
+        newcomers.forget_new(device_id=device)
+        assert db.session.get(Device, device) is not None
