@@ -24,13 +24,12 @@ from counter.game.refusals import N_, Conflict, Gone, Invalid, NotFound
 from counter.game.scoring import PRESETS, TARGETS
 from counter.services import matches
 from counter.services.read_models import MatchView
+from counter.services.tokens import queryable
 from counter.storage import push, repository
 from counter.storage.models import Evening, EveningPlayer, EveningTable, db, utcnow
 from counter.storage.transactions import writes
 
-TOKEN_MAX_LENGTH = 32
-
-
+TABLES_KEPT = 8  # the table links a phone holds at once (a player may move tables)
 ENDED = N_("This evening has ended; its tables record nothing more.")
 
 
@@ -122,14 +121,10 @@ def get_evening(*, owner: str | None, evening_id: int) -> EveningView:
     return _view(_row(owner, evening_id))
 
 
-def _usable(token: str) -> bool:
-    return token.isascii() and len(token) <= TOKEN_MAX_LENGTH
-
-
 def board(*, token: str) -> EveningView:
     """The evening a board link shows, read-only."""
     found = select(Evening).where(Evening.board_token == token)
-    row = db.session.scalar(found) if _usable(token) else None
+    row = db.session.scalar(found) if queryable(token) else None
     if row is None:
         raise NotFound(N_("There is no such evening board."))
     return _view(row)
@@ -137,6 +132,8 @@ def board(*, token: str) -> EveningView:
 
 def shows_board(*, token: str) -> bool:
     """Whether the board link still shows its evening (not erased)."""
+    if not queryable(token):
+        return False
     return db.session.scalar(select(Evening.id).where(Evening.board_token == token)) is not None
 
 
@@ -322,9 +319,11 @@ def end_evening(*, owner: str, evening_id: int) -> None:
 
 def table_match(*, token: str) -> MatchView:
     """The match a table link opens, while its evening has not ended."""
-    found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
-    row = db.session.execute(found.where(EveningTable.token == token)).one_or_none()
-    if row is None or not _usable(token):
+    row = None
+    if queryable(token):
+        found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
+        row = db.session.execute(found.where(EveningTable.token == token)).one_or_none()
+    if row is None:
         raise NotFound(N_("There is no such table."))
     if row.ended_at is not None:
         raise Gone(ENDED)
@@ -336,10 +335,13 @@ def table_host(
 ) -> str | None:
     """The host's key, for a match that one of these table links opens (else None); a
     write into it once the evening has ended is refused, unless the host asks."""
+    usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
+    if not usable:
+        return None
     found = (
         select(Evening.owner, Evening.ended_at)
         .join(EveningTable)
-        .where(EveningTable.match_id == match_id, EveningTable.token.in_(tokens[:TOKEN_MAX_LENGTH]))
+        .where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
     )
     row = db.session.execute(found.limit(1)).one_or_none()
     if row is None:

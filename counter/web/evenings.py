@@ -23,7 +23,6 @@ from counter.web.errors import shows_again
 from counter.web.qr import qr_svg
 
 bp = limits.writes(Blueprint("evenings", __name__))
-TABLES_KEPT = 8  # the table links a phone holds at once (a player may move tables)
 FORMATS = {
     Format.ROUND_ROBIN: N_("Everyone plays everyone"),
     Format.SWISS: N_("Rounds with fresh pairings (Swiss)"),
@@ -192,5 +191,5 @@ def table(token: str) -> str:
     in it (and in nothing else of the host's) until the evening ends."""
     match = evenings.table_match(token=token)
     held = [each for each in session.get(SESSION_TABLES, []) if each != token]
-    session[SESSION_TABLES] = [token, *held][:TABLES_KEPT]
+    session[SESSION_TABLES] = [token, *held][: evenings.TABLES_KEPT]
     return play.render_home(match)

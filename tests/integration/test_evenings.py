@@ -380,3 +380,8 @@ def test_a_new_device_holding_an_evening_is_not_forgotten(app: Flask, client: Fl
     with app.app_context():
         newcomers.forget_new(device_id=device)
         assert db.session.get(Device, device) is not None
+
+
+@pytest.mark.parametrize("path", ["/table/%00", "/board/%00", "/api/board/%00/events"])
+def test_a_nul_in_a_token_finds_nothing(client: FlaskClient, path: str) -> None:
+    assert client.get(path).status_code == 404
