@@ -258,6 +258,8 @@ def add_player(*, owner: str, evening_id: int, name: str) -> None:
     """A late player, who plays from the next round on."""
     row = _row(owner, evening_id, for_update=True)
     _open(row)
+    if not name.strip():
+        raise Invalid(N_("Write a name for the new player."))
     shown = _view(row)
     if shown.next is None and not shown.done and shown.round:
         raise Conflict(N_("Players join or leave between rounds; this one is still played."))

@@ -385,3 +385,12 @@ def test_a_new_device_holding_an_evening_is_not_forgotten(app: Flask, client: Fl
 @pytest.mark.parametrize("path", ["/table/%00", "/board/%00", "/api/board/%00/events"])
 def test_a_nul_in_a_token_finds_nothing(client: FlaskClient, path: str) -> None:
     assert client.get(path).status_code == 404
+
+
+def test_a_late_player_without_a_name_is_refused(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:3], "swiss", rounds="2")
+    response = host_form(client, f"/evenings/{evening}/players", name="   ")
+    assert response.status_code == 422
+    assert "Write a name for the new player." in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(select(func.count(EveningPlayer.id))) == 3
