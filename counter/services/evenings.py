@@ -31,6 +31,7 @@ from counter.storage.transactions import writes
 
 TABLES_KEPT = 8  # the table links a phone holds at once (a player may move tables)
 ENDED = N_("This evening has ended; its tables record nothing more.")
+AWARDED = N_("The host has given this table's match to one player; it records nothing more.")
 
 
 @dataclass(frozen=True)
@@ -336,18 +337,22 @@ def table_host(
     *, tokens: list[str], match_id: int, asking: str | None, writing: bool
 ) -> str | None:
     """The host's key, for a match that one of these table links opens (else None); a
-    write into it once the evening has ended is refused, unless the host asks."""
+    write into it once the evening has ended or the host awarded the match is refused,
+    unless the host asks."""
     usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
     if not usable:
         return None
     found = (
-        select(Evening.owner, Evening.ended_at)
+        select(Evening.owner, Evening.ended_at, EveningTable.awarded_to)
         .join(EveningTable)
         .where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
     )
     row = db.session.execute(found.limit(1)).one_or_none()
     if row is None:
         return None
-    if writing and row.ended_at is not None and row.owner != asking:
-        raise Gone(ENDED)
+    if writing and row.owner != asking:
+        if row.ended_at is not None:
+            raise Gone(ENDED)
+        if row.awarded_to is not None:
+            raise Gone(AWARDED)
     return str(row.owner)

@@ -394,3 +394,17 @@ def test_a_late_player_without_a_name_is_refused(app: Flask, client: FlaskClient
     assert "Write a name for the new player." in response.get_data(as_text=True)
     with app.app_context():
         assert db.session.scalar(select(func.count(EveningPlayer.id))) == 3
+
+
+def test_an_awarded_table_records_nothing_more(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    phone = at_table(app, table.token)
+    award = f"/evenings/{evening}/tables/{table.id}/award"
+    assert host_form(client, award, player=str(table.player1)).status_code == 302
+    refused = api_deal(phone, table.match_id, 1, "normal")  # type: ignore[arg-type]
+    assert refused.status_code == 410
+    assert "given this table" in refused.json["error"]
+    with app.app_context():
+        assert db.session.get_one(Match, table.match_id).deals == []
