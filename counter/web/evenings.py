@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
+import itertools
 import secrets
 from functools import partial
 from typing import Any
@@ -20,6 +19,7 @@ from counter.services import evenings
 from counter.web import forms, i18n, limits, live, play
 from counter.web.browser import SESSION_TABLES, current_owner, ensure_owner
 from counter.web.errors import shows_again
+from counter.web.export_import import download, write_csv
 from counter.web.qr import qr_svg
 
 bp = limits.writes(Blueprint("evenings", __name__))
@@ -145,16 +145,15 @@ def standings(evening_id: int) -> str:
 
 @bp.get("/evenings/<id:evening_id>/standings.csv")
 @limits.heavy_reads
-def standings_csv(evening_id: int) -> Response:
+def standings_csv(evening_id: int) -> ResponseBase:
+    """The standings for a spreadsheet (a byte order mark, so that it reads them as UTF-8)."""
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["place", "player", "played", "won", "difference", "lives"])
+    rows: list[list[object]] = [["place", "player", "played", "won", "difference", "lives"]]
     for place, row in enumerate(shown.standings, 1):
         lives = "" if row.lives is None else row.lives
-        writer.writerow([place, row.player.name, row.played, row.won, row.difference, lives])
-    saved = f'attachment; filename="evening-{shown.id}.csv"'
-    return Response(out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": saved})
+        rows.append([place, row.player.name, row.played, row.won, row.difference, lives])
+    chunks = itertools.chain(["\ufeff"], write_csv(rows))
+    return download(chunks, extension="csv", mimetype="text/csv", stem=f"evening-{shown.id}")
 
 
 @bp.get("/board/<token>")

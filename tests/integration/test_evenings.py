@@ -408,3 +408,14 @@ def test_an_awarded_table_records_nothing_more(app: Flask, client: FlaskClient) 
     assert "given this table" in refused.json["error"]
     with app.app_context():
         assert db.session.get_one(Match, table.match_id).deals == []
+
+
+def test_the_standings_csv_is_safe_in_a_spreadsheet(client: FlaskClient) -> None:
+    evening = create(client, ["=1+1", "Ана"])
+    response = client.get(f"/evenings/{evening}/standings.csv")
+    text = response.get_data(as_text=True)
+    assert text.startswith("\ufeffplace,")
+    assert ",'=1+1," in text
+    assert response.headers["Content-Disposition"].startswith(
+        f'attachment; filename="evening-{evening}-'
+    )
