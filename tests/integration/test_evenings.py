@@ -419,3 +419,53 @@ def test_the_standings_csv_is_safe_in_a_spreadsheet(client: FlaskClient) -> None
     assert response.headers["Content-Disposition"].startswith(
         f'attachment; filename="evening-{evening}-'
     )
+
+
+def table_phone_form(app: Flask, client: FlaskClient) -> tuple[FlaskClient, int, dict[str, str]]:
+    """A phone at the only table of a new evening, without script: its page's form fields."""
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    phone = at_table(app, table.token)
+    page = phone.get(f"/table/{table.token}").get_data(as_text=True)
+    fields = {name: page_field(page, name) for name in ("csrf_token", "match_id", "request_id")}
+    return phone, table.match_id, fields  # type: ignore[return-value]
+
+
+def deals_of(app: Flask, match_id: int) -> list[tuple[int | None, str]]:
+    with app.app_context():
+        return [(d.player, d.outcome) for d in db.session.get_one(Match, match_id).deals]
+
+
+def test_a_table_phone_without_script_records_and_undoes_a_deal(
+    app: Flask, client: FlaskClient
+) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    assert (
+        phone.post("/deals", data={**form, "player": "1", "outcome": "normal"}).status_code == 302
+    )
+    assert len(deals_of(app, match_id)) == 1
+    del form["request_id"]
+    assert phone.post("/undo", data={**form, "deal_number": "1"}).status_code == 302
+    assert deals_of(app, match_id) == []
+
+
+def test_a_table_phone_without_script_changes_its_matchs_names(
+    app: Flask, client: FlaskClient
+) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    del form["request_id"]
+    changed = {**form, "player1": "Ани", "player2": "Боби"}
+    assert phone.post("/settings", data=changed).status_code == 302
+    with app.app_context():
+        assert db.session.get_one(Match, match_id).player1 == "Ани"
+
+
+def test_a_table_phone_without_script_corrects_a_deal(app: Flask, client: FlaskClient) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    api_deal(phone, match_id, 1, "normal")
+    page = phone.get(f"/matches/{match_id}/deals/1")
+    assert page.status_code == 200
+    fields = {"csrf_token": form["csrf_token"], "player": "2", "outcome": "normal"}
+    assert phone.post(f"/matches/{match_id}/deals/1", data=fields).status_code == 302
+    assert [player for player, _outcome in deals_of(app, match_id)] == [2]
