@@ -15,6 +15,7 @@ from counter.web import forms, i18n, limits, words
 from counter.web.browser import current_owner, owner_of, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
+from counter.web.own import own_key
 from counter.web.qr import qr_svg
 
 bp = limits.writes(Blueprint("history", __name__))
@@ -61,7 +62,7 @@ def described(match: MatchView) -> str:
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> Response:
     """Make an unfinished match the counter's match again."""
-    owner = owner_of(match_id)
+    owner = own_key(match_id)
     match = matches.resume_match(owner=owner, match_id=match_id, device=this_device())
     flash(gettext("Back to %(match)s.", match=described(match)))
     return redirect(url_for("play.home"))

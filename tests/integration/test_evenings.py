@@ -469,3 +469,21 @@ def test_a_table_phone_without_script_corrects_a_deal(app: Flask, client: FlaskC
     fields = {"csrf_token": form["csrf_token"], "player": "2", "outcome": "normal"}
     assert phone.post(f"/matches/{match_id}/deals/1", data=fields).status_code == 302
     assert [player for player, _outcome in deals_of(app, match_id)] == [2]
+
+
+@pytest.mark.parametrize("action", ["share", "share/stop", "resume"])
+def test_a_table_link_does_not_share_or_resume_its_match(
+    app: Flask, client: FlaskClient, action: str
+) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    refused = phone.post(f"/matches/{match_id}/{action}", data={"csrf_token": form["csrf_token"]})
+    assert refused.status_code == 404
+    with app.app_context():
+        assert db.session.get_one(Match, match_id).share_token is None
+
+
+def test_a_table_link_does_not_resume_its_match_through_the_api(
+    app: Flask, client: FlaskClient
+) -> None:
+    phone, match_id, _form = table_phone_form(app, client)
+    assert phone.post(f"/api/matches/{match_id}/resume", json={}).status_code == 404
