@@ -208,19 +208,11 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     """Draw round ``number`` and start each table's match. Started twice at once, it is
     one round: the matches by the same uids, the tables by their unique numbers."""
     row = _row(owner, evening_id)
-    _open(row)
-    if any(table.round >= number for table in row.tables):
-        raise Conflict(N_("Round %(number)s has started already."), number=number)
-    players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
-    drawn = rules.next_round(Format(row.format), players, _tables(row), row.rounds, row.uid)
-    if drawn is None:
-        raise Conflict(N_("Every round of this evening has been played."))
-    if drawn[0] != number:
-        raise Conflict(N_("The next round is round %(number)s."), number=drawn[0])
-    names = {p.id: p.name for p in players}
+    drawn = _draw(row, number)
+    names = {p.id: p.name for p in row.players}
     settings = TableSettings(target=row.target, rules=row.rules, game=row.game)
     started: list[tuple[int, int | None, int | None]] = []
-    for a, b in drawn[1]:
+    for a, b in drawn:
         if b is None:
             started.append((a, b, None))
             continue
@@ -232,13 +224,29 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
 
 
+def _draw(row: Evening, number: int) -> list[Pairing]:
+    """Round ``number``'s pairings, refused unless it is the next round of an open evening."""
+    _open(row)
+    if any(table.round >= number for table in row.tables):
+        raise Conflict(N_("Round %(number)s has started already."), number=number)
+    players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
+    drawn = rules.next_round(Format(row.format), players, _tables(row), row.rounds, row.uid)
+    if drawn is None:
+        raise Conflict(N_("Every round of this evening has been played."))
+    if drawn[0] != number:
+        raise Conflict(N_("The next round is round %(number)s."), number=drawn[0])
+    return drawn[1]
+
+
 @writes
 def _seat(
     *, owner: str, evening_id: int, number: int, started: list[tuple[int, int | None, int | None]]
 ) -> None:
     row = _row(owner, evening_id, for_update=True)
-    if any(table.round >= number for table in row.tables):
-        raise Conflict(N_("Round %(number)s has started already."), number=number)
+    # Drawn again under the lock: a player who joined or left, or a result corrected, since
+    # the draw makes another round, whose matches were not started.
+    if _draw(row, number) != [(a, b) for a, b, _match in started]:
+        raise Conflict(N_("The round changed while it was started; start it again."))
     for index, (a, b, match_id) in enumerate(started, 1):
         token = None if b is None else secrets.token_urlsafe(16)
         row.tables.append(

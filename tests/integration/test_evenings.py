@@ -13,7 +13,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from counter.services import newcomers
+from counter.game.refusals import Conflict
+from counter.services import evenings, newcomers
 from counter.services.newcomers import NEVER_BACK_AFTER
 from counter.storage.models import (
     Device,
@@ -487,3 +488,20 @@ def test_a_table_link_does_not_resume_its_match_through_the_api(
 ) -> None:
     phone, match_id, _form = table_phone_form(app, client)
     assert phone.post(f"/api/matches/{match_id}/resume", json={}).status_code == 404
+
+
+def test_a_round_that_changed_while_it_was_started_is_refused(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Drawn, then a late player joins before the tables are seated: the draw is stale."""
+    evening = create(client, SIX[:3], "swiss", rounds="2")
+    with app.app_context():
+        drawn = evenings._draw(db.session.get_one(Evening, evening), 1)
+        db.session.rollback()
+    assert host_form(client, f"/evenings/{evening}/players", name="Жоро").status_code == 302
+    started: list[tuple[int, int | None, int | None]] = [(a, b, None) for a, b in drawn]
+    host = key_of(client)
+    assert host is not None
+    with app.app_context(), pytest.raises(Conflict, match="changed"):
+        evenings._seat(owner=host, evening_id=evening, number=1, started=started)
+    assert tables(app, evening, 1) == []
