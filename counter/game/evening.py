@@ -134,7 +134,7 @@ def pairings(
     living = [each.id for each in players if in_play(each, round_number)]
     random.Random(f"{seed}:{round_number}").shuffle(living)
     if fmt is Format.SWISS:
-        living.sort(key=ranks.__getitem__)  # equal wins side by side, in the drawn order
+        living.sort(key=ranks.__getitem__)  # by wins, then difference; ties as drawn
     had_bye = {table.players[0] for table in tables if table.bye}
     bye = None
     if len(living) % 2:

@@ -152,8 +152,16 @@ def _tables(row: Evening) -> list[rules.Table]:
     return found
 
 
+def _players(row: Evening) -> list[rules.Player]:
+    return [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
+
+
+def _settings(row: Evening) -> TableSettings:
+    return TableSettings(target=row.target, rules=row.rules, game=row.game)
+
+
 def _view(row: Evening) -> EveningView:
-    players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
+    players = _players(row)
     names = {p.id: p.name for p in players}
     tables = _tables(row)
     fmt = Format(row.format)
@@ -167,7 +175,7 @@ def _view(row: Evening) -> EveningView:
         id=row.id,
         name=row.name,
         format=fmt,
-        settings=TableSettings(target=row.target, rules=row.rules, game=row.game),
+        settings=_settings(row),
         board_token=row.board_token,
         created_at=row.created_at,
         ended=row.ended_at is not None,
@@ -210,7 +218,7 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     row = _row(owner, evening_id)
     drawn = _draw(row, number)
     names = {p.id: p.name for p in row.players}
-    settings = TableSettings(target=row.target, rules=row.rules, game=row.game)
+    settings = _settings(row)
     started: list[tuple[int, int | None, int | None]] = []
     for a, b in drawn:
         if b is None:
@@ -229,7 +237,7 @@ def _draw(row: Evening, number: int) -> list[Pairing]:
     _open(row)
     if any(table.round >= number for table in row.tables):
         raise Conflict(N_("Round %(number)s has started already."), number=number)
-    players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
+    players = _players(row)
     drawn = rules.next_round(Format(row.format), players, _tables(row), row.rounds, row.uid)
     if drawn is None:
         raise Conflict(N_("Every round of this evening has been played."))
