@@ -134,7 +134,7 @@ def pairings(
     living = [each.id for each in players if in_play(each, round_number)]
     random.Random(f"{seed}:{round_number}").shuffle(living)
     if fmt is Format.SWISS:
-        living.sort(key=ranks.__getitem__)  # equal wins side by side, in the drawn order
+        living.sort(key=ranks.__getitem__)  # by wins, then difference; ties as drawn
     had_bye = {table.players[0] for table in tables if table.bye}
     bye = None
     if len(living) % 2:
@@ -184,7 +184,8 @@ def standings(fmt: Format, players: Sequence[Player], tables: Sequence[Table]) -
 def _rank_key(row: Standing) -> tuple[int, ...]:
     if row.lives is None:
         return (-row.won, -row.difference)
-    return (-(row.out_in or 10**6), -row.lives, -row.won, -row.difference)
+    fell = 10**6 if row.out_in is None else row.out_in  # withdrawn before round 1: 0
+    return (-fell, -row.lives, -row.won, -row.difference)
 
 
 def _beat(winner: int, loser: int, tables: Sequence[Table]) -> bool:
@@ -211,6 +212,8 @@ def _standing(fmt: Format, player: Player, tables: Sequence[Table]) -> Standing:
             out_in = table.round if not lives else None
     if fmt is not Format.LIVES:
         return Standing(player, played, won, difference, None, None)
+    if player.left is not None and out_in is None:  # withdrawn: fallen at the round left
+        lives, out_in = 0, player.left
     return Standing(player, played, won, difference, lives, out_in)
 
 

@@ -24,14 +24,14 @@ from counter.game.refusals import N_, Conflict, Gone, Invalid, NotFound
 from counter.game.scoring import PRESETS, TARGETS
 from counter.services import matches
 from counter.services.read_models import MatchView
+from counter.services.tokens import queryable
 from counter.storage import push, repository
 from counter.storage.models import Evening, EveningPlayer, EveningTable, db, utcnow
 from counter.storage.transactions import writes
 
-TOKEN_MAX_LENGTH = 32
-
-
+TABLES_KEPT = 8  # the table links a phone holds at once (a player may move tables)
 ENDED = N_("This evening has ended; its tables record nothing more.")
+AWARDED = N_("The host has given this table's match to one player; it records nothing more.")
 
 
 @dataclass(frozen=True)
@@ -122,14 +122,10 @@ def get_evening(*, owner: str | None, evening_id: int) -> EveningView:
     return _view(_row(owner, evening_id))
 
 
-def _usable(token: str) -> bool:
-    return token.isascii() and len(token) <= TOKEN_MAX_LENGTH
-
-
 def board(*, token: str) -> EveningView:
     """The evening a board link shows, read-only."""
     found = select(Evening).where(Evening.board_token == token)
-    row = db.session.scalar(found) if _usable(token) else None
+    row = db.session.scalar(found) if queryable(token) else None
     if row is None:
         raise NotFound(N_("There is no such evening board."))
     return _view(row)
@@ -137,6 +133,8 @@ def board(*, token: str) -> EveningView:
 
 def shows_board(*, token: str) -> bool:
     """Whether the board link still shows its evening (not erased)."""
+    if not queryable(token):
+        return False
     return db.session.scalar(select(Evening.id).where(Evening.board_token == token)) is not None
 
 
@@ -154,8 +152,16 @@ def _tables(row: Evening) -> list[rules.Table]:
     return found
 
 
+def _players(row: Evening) -> list[rules.Player]:
+    return [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
+
+
+def _settings(row: Evening) -> TableSettings:
+    return TableSettings(target=row.target, rules=row.rules, game=row.game)
+
+
 def _view(row: Evening) -> EveningView:
-    players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
+    players = _players(row)
     names = {p.id: p.name for p in players}
     tables = _tables(row)
     fmt = Format(row.format)
@@ -169,7 +175,7 @@ def _view(row: Evening) -> EveningView:
         id=row.id,
         name=row.name,
         format=fmt,
-        settings=TableSettings(target=row.target, rules=row.rules, game=row.game),
+        settings=_settings(row),
         board_token=row.board_token,
         created_at=row.created_at,
         ended=row.ended_at is not None,
@@ -210,19 +216,11 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     """Draw round ``number`` and start each table's match. Started twice at once, it is
     one round: the matches by the same uids, the tables by their unique numbers."""
     row = _row(owner, evening_id)
-    _open(row)
-    if any(table.round >= number for table in row.tables):
-        raise Conflict(N_("Round %(number)s has started already."), number=number)
-    players = [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
-    drawn = rules.next_round(Format(row.format), players, _tables(row), row.rounds, row.uid)
-    if drawn is None:
-        raise Conflict(N_("Every round of this evening has been played."))
-    if drawn[0] != number:
-        raise Conflict(N_("The next round is round %(number)s."), number=drawn[0])
-    names = {p.id: p.name for p in players}
-    settings = TableSettings(target=row.target, rules=row.rules, game=row.game)
+    drawn = _draw(row, number)
+    names = {p.id: p.name for p in row.players}
+    settings = _settings(row)
     started: list[tuple[int, int | None, int | None]] = []
-    for a, b in drawn[1]:
+    for a, b in drawn:
         if b is None:
             started.append((a, b, None))
             continue
@@ -234,13 +232,29 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
 
 
+def _draw(row: Evening, number: int) -> list[Pairing]:
+    """Round ``number``'s pairings, refused unless it is the next round of an open evening."""
+    _open(row)
+    if any(table.round >= number for table in row.tables):
+        raise Conflict(N_("Round %(number)s has started already."), number=number)
+    players = _players(row)
+    drawn = rules.next_round(Format(row.format), players, _tables(row), row.rounds, row.uid)
+    if drawn is None:
+        raise Conflict(N_("Every round of this evening has been played."))
+    if drawn[0] != number:
+        raise Conflict(N_("The next round is round %(number)s."), number=drawn[0])
+    return drawn[1]
+
+
 @writes
 def _seat(
     *, owner: str, evening_id: int, number: int, started: list[tuple[int, int | None, int | None]]
 ) -> None:
     row = _row(owner, evening_id, for_update=True)
-    if any(table.round >= number for table in row.tables):
-        raise Conflict(N_("Round %(number)s has started already."), number=number)
+    # Drawn again under the lock: a player who joined or left, or a result corrected, since
+    # the draw makes another round, whose matches were not started.
+    if _draw(row, number) != [(a, b) for a, b, _match in started]:
+        raise Conflict(N_("The round changed while it was started; start it again."))
     for index, (a, b, match_id) in enumerate(started, 1):
         token = None if b is None else secrets.token_urlsafe(16)
         row.tables.append(
@@ -261,6 +275,8 @@ def add_player(*, owner: str, evening_id: int, name: str) -> None:
     """A late player, who plays from the next round on."""
     row = _row(owner, evening_id, for_update=True)
     _open(row)
+    if not name.strip():
+        raise Invalid(N_("Write a name for the new player."))
     shown = _view(row)
     if shown.next is None and not shown.done and shown.round:
         raise Conflict(N_("Players join or leave between rounds; this one is still played."))
@@ -322,9 +338,11 @@ def end_evening(*, owner: str, evening_id: int) -> None:
 
 def table_match(*, token: str) -> MatchView:
     """The match a table link opens, while its evening has not ended."""
-    found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
-    row = db.session.execute(found.where(EveningTable.token == token)).one_or_none()
-    if row is None or not _usable(token):
+    row = None
+    if queryable(token):
+        found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
+        row = db.session.execute(found.where(EveningTable.token == token)).one_or_none()
+    if row is None:
         raise NotFound(N_("There is no such table."))
     if row.ended_at is not None:
         raise Gone(ENDED)
@@ -335,15 +353,22 @@ def table_host(
     *, tokens: list[str], match_id: int, asking: str | None, writing: bool
 ) -> str | None:
     """The host's key, for a match that one of these table links opens (else None); a
-    write into it once the evening has ended is refused, unless the host asks."""
+    write into it once the evening has ended or the host awarded the match is refused,
+    unless the host asks."""
+    usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
+    if not usable:
+        return None
     found = (
-        select(Evening.owner, Evening.ended_at)
+        select(Evening.owner, Evening.ended_at, EveningTable.awarded_to)
         .join(EveningTable)
-        .where(EveningTable.match_id == match_id, EveningTable.token.in_(tokens[:TOKEN_MAX_LENGTH]))
+        .where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
     )
     row = db.session.execute(found.limit(1)).one_or_none()
     if row is None:
         return None
-    if writing and row.ended_at is not None and row.owner != asking:
-        raise Gone(ENDED)
+    if writing and row.owner != asking:
+        if row.ended_at is not None:
+            raise Gone(ENDED)
+        if row.awarded_to is not None:
+            raise Gone(AWARDED)
     return str(row.owner)

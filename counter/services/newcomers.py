@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, or_, select
 
 from counter.services import spent
-from counter.storage.models import Deal, DeviceLink, Match, db, utcnow
+from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
 from counter.storage.transactions import writes
 
@@ -28,7 +28,10 @@ def forget_new(*, device_id: int) -> None:
     device = db.session.get(DeviceRow, device_id)
     if device is None or device.came_back:
         return
-    holds = [select(table.id).where(table.owner == device.owner) for table in (Match, DeviceLink)]
+    holds = [
+        select(table.id).where(table.owner == device.owner)
+        for table in (Match, DeviceLink, Evening)
+    ]
     if all(db.session.scalar(each.limit(1)) is None for each in holds):
         db.session.delete(device)
     db.session.commit()
@@ -56,6 +59,7 @@ def forget_never_back(*, now: datetime | None = None, most: int = FORGET_AT_ONCE
     keys -= {key for row in db.session.execute(held) for key in row}
     db.session.execute(delete(DeviceRow).where(DeviceRow.id.in_(ids)))
     if keys:
+        db.session.execute(delete(Evening).where(Evening.owner.in_(keys)))
         owned = select(Match.id).where(Match.owner.in_(keys))
         db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
         db.session.execute(delete(Match).where(Match.owner.in_(keys)))

@@ -8,11 +8,10 @@ from sqlalchemy import select
 
 from counter.game.refusals import N_, NotFound
 from counter.services.read_models import MatchView, view
+from counter.services.tokens import queryable
 from counter.storage import push, repository
 from counter.storage.models import Match, db
 from counter.storage.transactions import writes
-
-TOKEN_MAX_LENGTH = 32
 
 
 @writes
@@ -45,6 +44,8 @@ def share_token(*, owner: str | None, match_id: int) -> str | None:
 
 def still_shared(*, match_id: int, token: str) -> bool:
     """Whether the link still shows the match (it may have been revoked or rotated)."""
+    if not queryable(token):
+        return False
     found = select(Match.id).where(Match.id == match_id, Match.share_token == token)
     return db.session.scalar(found) is not None
 
@@ -55,7 +56,7 @@ def shared_match(*, token: str) -> MatchView:
     Only the match itself: the games of its series (other matches) are left out.
     """
     row = None
-    if token.isascii() and token.isprintable() and len(token) <= TOKEN_MAX_LENGTH:
+    if queryable(token):
         row = db.session.execute(
             select(Match.owner, Match.id).where(Match.share_token == token)
         ).one_or_none()

@@ -30,6 +30,7 @@ from counter.web.browser import (
 )
 from counter.web.export_import import streamed
 from counter.web.import_size import check_size
+from counter.web.own import own_key
 from counter.web.security import same_origin_only
 from counter.web.shapes import page_json, shared_json
 
@@ -184,7 +185,7 @@ def _no_content() -> Response:
 def resume_match(match_id: int) -> dict[str, Any]:
     """Make an unfinished match the one on this device's screen again."""
     json_body(NO_FIELDS)
-    owner = owner_of(match_id)
+    owner = own_key(match_id)
     return match_json(matches.resume_match(owner=owner, match_id=match_id, device=this_device()))
 
 

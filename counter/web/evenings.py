@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
+import itertools
 import secrets
 from functools import partial
 from typing import Any
@@ -17,13 +16,13 @@ from counter.game.evening import Format
 from counter.game.refusals import N_, NotFound, Refusal
 from counter.game.scoring import DEFAULT_TARGET
 from counter.services import evenings
-from counter.web import forms, i18n, live, play
+from counter.web import forms, i18n, limits, live, play
 from counter.web.browser import SESSION_TABLES, current_owner, ensure_owner
 from counter.web.errors import shows_again
+from counter.web.export_import import download, write_csv
 from counter.web.qr import qr_svg
 
-bp = Blueprint("evenings", __name__)
-TABLES_KEPT = 8  # the table links a phone holds at once (a player may move tables)
+bp = limits.writes(Blueprint("evenings", __name__))
 FORMATS = {
     Format.ROUND_ROBIN: N_("Everyone plays everyone"),
     Format.SWISS: N_("Rounds with fresh pairings (Swiss)"),
@@ -145,16 +144,16 @@ def standings(evening_id: int) -> str:
 
 
 @bp.get("/evenings/<id:evening_id>/standings.csv")
-def standings_csv(evening_id: int) -> Response:
+@limits.heavy_reads
+def standings_csv(evening_id: int) -> ResponseBase:
+    """The standings for a spreadsheet (a byte order mark, so that it reads them as UTF-8)."""
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["place", "player", "played", "won", "difference", "lives"])
+    rows: list[list[object]] = [["place", "player", "played", "won", "difference", "lives"]]
     for place, row in enumerate(shown.standings, 1):
         lives = "" if row.lives is None else row.lives
-        writer.writerow([place, row.player.name, row.played, row.won, row.difference, lives])
-    saved = f'attachment; filename="evening-{shown.id}.csv"'
-    return Response(out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": saved})
+        rows.append([place, row.player.name, row.played, row.won, row.difference, lives])
+    chunks = itertools.chain(["\ufeff"], write_csv(rows))
+    return download(chunks, extension="csv", mimetype="text/csv", stem=f"evening-{shown.id}")
 
 
 @bp.get("/board/<token>")
@@ -191,5 +190,5 @@ def table(token: str) -> str:
     in it (and in nothing else of the host's) until the evening ends."""
     match = evenings.table_match(token=token)
     held = [each for each in session.get(SESSION_TABLES, []) if each != token]
-    session[SESSION_TABLES] = [token, *held][:TABLES_KEPT]
+    session[SESSION_TABLES] = [token, *held][: evenings.TABLES_KEPT]
     return play.render_home(match)

@@ -143,9 +143,11 @@ def streamed(chunks: Iterable[str], *, mimetype: str) -> Response:
     return response
 
 
-def download(chunks: Iterable[str], *, extension: str, mimetype: str) -> Response:
+def download(
+    chunks: Iterable[str], *, extension: str, mimetype: str, stem: str = "santase-matches"
+) -> Response:
     response = streamed(chunks, mimetype=mimetype)
-    name = f"santase-matches-{datetime.now(UTC):%Y-%m-%d}.{extension}"
+    name = f"{stem}-{datetime.now(UTC):%Y-%m-%d}.{extension}"
     response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 

@@ -15,6 +15,7 @@ from counter.web import forms, i18n, limits, words
 from counter.web.browser import current_owner, owner_of, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
+from counter.web.own import own_key
 from counter.web.qr import qr_svg
 
 bp = limits.writes(Blueprint("history", __name__))
@@ -32,8 +33,8 @@ def history() -> str:
 @bp.get("/matches/<match_id:match_id>")
 def show_match(match_id: int) -> str:
     """One match with all its deals and running totals."""
-    owner = current_owner()
-    match = matches.get_match(owner=owner, match_id=match_id)
+    owner = current_owner()  # the share link is the host's own, even at a table
+    match = matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
     token = sharing.share_token(owner=owner, match_id=match_id)
     share_url = None if token is None else url_for("sharing.shared", token=token, _external=True)
     return render_template(
@@ -61,7 +62,7 @@ def described(match: MatchView) -> str:
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> Response:
     """Make an unfinished match the counter's match again."""
-    owner = owner_of(match_id)
+    owner = own_key(match_id)
     match = matches.resume_match(owner=owner, match_id=match_id, device=this_device())
     flash(gettext("Back to %(match)s.", match=described(match)))
     return redirect(url_for("play.home"))
@@ -94,7 +95,8 @@ def delete_match(match_id: int) -> Response | str:
 def _edit_again(error: Refusal) -> str:
     match_id = int(request.view_args["match_id"])  # type: ignore[index]
     number = int(request.view_args["number"])  # type: ignore[index]
-    return render_edit(matches.get_match(owner=current_owner(), match_id=match_id), number, error)
+    owner = owner_of(match_id, reading=True)
+    return render_edit(matches.get_match(owner=owner, match_id=match_id), number, error)
 
 
 def render_edit(match: MatchView, number: int, error: Refusal | None = None) -> str:
@@ -120,7 +122,8 @@ def _back_to(match: MatchView) -> str:
 @bp.get("/matches/<match_id:match_id>/deals/<number:number>")
 def edit_deal(match_id: int, number: int) -> str:
     """A form to correct or delete one past deal."""
-    return render_edit(matches.get_match(owner=current_owner(), match_id=match_id), number)
+    owner = owner_of(match_id, reading=True)
+    return render_edit(matches.get_match(owner=owner, match_id=match_id), number)
 
 
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>")

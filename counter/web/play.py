@@ -110,7 +110,7 @@ def _match_of_form() -> MatchView | None:
     if match_id is None:
         return None
     try:
-        return matches.get_match(owner=current_owner(), match_id=match_id)
+        return matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
     except MatchNotFound:
         return None
 
@@ -148,11 +148,12 @@ def record_deal() -> Response:
     match_id = forms.match_id()
     outcome = forms.outcome()
     seat, request_id = forms.receiver(), forms.request_id()
-    if match_id is not None:
-        owner_of(match_id)  # refused before a browser without a key is given one for nothing
+    # A match of another key's (a table link's) refused before this browser is given a key
+    # for nothing.
+    owner = None if match_id is None else owner_of(match_id)
     device = ensure_device()
     match, recorded = deals.record_deal(
-        owner=device.owner,
+        owner=owner or device.owner,
         device=device,
         match_id=match_id,
         seat=seat,
@@ -171,9 +172,12 @@ def record_deal() -> Response:
 def undo_last_deal() -> Response:
     """Take back the latest deal of the match on screen."""
     match_id = forms.match_id()
-    owner = current_owner()
-    if match_id is None or owner is None:
+    if match_id is None:
         raise NothingToUndo(N_("There is no deal to undo yet."))
+    try:
+        owner = owner_of(match_id)
+    except MatchNotFound:  # a browser without a key has recorded nothing
+        raise NothingToUndo(N_("There is no deal to undo yet.")) from None
     match, removed = deals.undo_last_deal(
         owner=owner, match_id=match_id, number=forms.number("deal_number"), device=this_device()
     )
@@ -191,17 +195,17 @@ def change_match() -> Response | str:
     target, rules, first_dealer = forms.target(), forms.rules(), forms.first_dealer()
     if all(value is None for value in (target, names, rules, preset, first_dealer)):
         raise Malformed(N_("Choose a target, the players' names or the house rules."))
-    if match_id is not None:
-        owner_of(match_id)  # refused before a browser without a key is given one for nothing
+    owner = None if match_id is None else owner_of(match_id)  # as for a deal
     device = ensure_device()
+    owner = owner or device.owner
     if preset is not None and rules is not None and match_id is not None:
         # The form sends every rule's select: those left as the match had them give way to
         # the preset, a rule chosen otherwise beside it is kept.
-        now = matches.get_match(owner=device.owner, match_id=match_id).rules.as_dict()
+        now = matches.get_match(owner=owner, match_id=match_id).rules.as_dict()
         rules = {name: choice for name, choice in rules.items() if now.get(name) != choice}
     try:
         match = matches.change_match(
-            owner=device.owner,
+            owner=owner,
             device=device,
             match_id=match_id,
             target=target,

@@ -8,7 +8,7 @@ from werkzeug.wrappers import Response
 
 from counter.services import sharing
 from counter.web import limits, live
-from counter.web.browser import owner_of
+from counter.web.own import own_key
 from counter.web.shapes import shared_json
 
 bp = limits.writes(Blueprint("sharing", __name__))
@@ -18,14 +18,14 @@ bp = limits.writes(Blueprint("sharing", __name__))
 @limits.links
 def share_match(match_id: int) -> Response:
     """Make (or keep) the read-only link to this match."""
-    sharing.share_match(owner=owner_of(match_id), match_id=match_id)
+    sharing.share_match(owner=own_key(match_id), match_id=match_id)
     return redirect(url_for("history.show_match", match_id=match_id))
 
 
 @bp.post("/matches/<match_id:match_id>/share/stop")
 def stop_sharing(match_id: int) -> Response:
     """Revoke the read-only link: it shows nothing from now on."""
-    sharing.stop_sharing(owner=owner_of(match_id), match_id=match_id)
+    sharing.stop_sharing(owner=own_key(match_id), match_id=match_id)
     flash(gettext("The share link no longer works."))
     return redirect(url_for("history.show_match", match_id=match_id))
 

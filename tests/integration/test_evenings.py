@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import uuid
 from collections import Counter
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -11,8 +13,29 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from counter.storage.models import Evening, EveningPlayer, EveningTable, Match, db
-from tests.helpers import api_deal, api_start, at_once, page_field, privacy_form, win_match
+from counter.game.refusals import Conflict
+from counter.services import evenings, newcomers
+from counter.services.newcomers import NEVER_BACK_AFTER
+from counter.storage.models import (
+    Device,
+    Evening,
+    EveningPlayer,
+    EveningTable,
+    Match,
+    db,
+    utcnow,
+)
+from counter.web.limits import limiter
+from tests.apps import make_app
+from tests.helpers import (
+    api_deal,
+    api_start,
+    at_once,
+    key_of,
+    page_field,
+    privacy_form,
+    win_match,
+)
 
 SIX = ["Ана", "Борис", "Вера", "Галя", "Дени", "Емо"]
 
@@ -305,3 +328,180 @@ def test_an_evening_to_a_target_its_game_is_not_played_to_is_refused(
     assert response.status_code == 422
     with app.app_context():
         assert db.session.scalar(select(func.count(Evening.id))) == 0
+
+
+def test_an_evenings_writes_are_rate_limited(app: Flask) -> None:
+    limited = make_app(
+        app.config["SQLALCHEMY_DATABASE_URI"],
+        RATELIMIT_ENABLED=True,
+        RATELIMIT_STORAGE_URI="memory://",
+        RATELIMIT_KEY_PREFIX=f"test-{uuid.uuid4().hex}",
+        RATELIMIT_WRITES_PER_BROWSER="3 per minute",
+        RATELIMIT_HEAVY_READS="2 per hour",
+    )
+    try:
+        with limited.app_context():
+            limiter.reset()
+        host = limited.test_client()
+        evening = create(host, SIX[:2])
+        added = [host_form(host, f"/evenings/{evening}/players", name=f"P{i}") for i in range(4)]
+        assert [each.status_code for each in added] == [302, 302, 302, 429]
+        reads = [host.get(f"/evenings/{evening}/standings.csv").status_code for _ in range(3)]
+        assert reads == [200, 200, 429]
+    finally:
+        with limited.app_context():
+            db.engine.dispose()
+
+
+def never_came_back(app: Flask, client: FlaskClient) -> int:
+    """The device of ``client`` as if its cookie had never come back, long ago."""
+    owner = key_of(client)
+    with app.app_context():
+        device = db.session.scalars(select(Device).where(Device.owner == owner)).one()
+        device.came_back = False
+        device.created_at = utcnow() - NEVER_BACK_AFTER - timedelta(minutes=1)
+        db.session.commit()
+        return device.id
+
+
+def test_a_device_never_back_is_forgotten_with_its_evenings(
+    app: Flask, client: FlaskClient
+) -> None:
+    create(client, SIX[:2])
+    never_came_back(app, client)
+    with app.app_context():
+        assert newcomers.forget_never_back() == 1
+        db.session.commit()
+        assert db.session.scalar(select(func.count(Evening.id))) == 0
+
+
+def test_a_new_device_holding_an_evening_is_not_forgotten(app: Flask, client: FlaskClient) -> None:
+    create(client, SIX[:2])
+    device = never_came_back(app, client)
+    with app.app_context():
+        newcomers.forget_new(device_id=device)
+        assert db.session.get(Device, device) is not None
+
+
+@pytest.mark.parametrize("path", ["/table/%00", "/board/%00", "/api/board/%00/events"])
+def test_a_nul_in_a_token_finds_nothing(client: FlaskClient, path: str) -> None:
+    assert client.get(path).status_code == 404
+
+
+def test_a_late_player_without_a_name_is_refused(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:3], "swiss", rounds="2")
+    response = host_form(client, f"/evenings/{evening}/players", name="   ")
+    assert response.status_code == 422
+    assert "Write a name for the new player." in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(select(func.count(EveningPlayer.id))) == 3
+
+
+def test_an_awarded_table_records_nothing_more(app: Flask, client: FlaskClient) -> None:
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    phone = at_table(app, table.token)
+    award = f"/evenings/{evening}/tables/{table.id}/award"
+    assert host_form(client, award, player=str(table.player1)).status_code == 302
+    refused = api_deal(phone, table.match_id, 1, "normal")  # type: ignore[arg-type]
+    assert refused.status_code == 410
+    assert "given this table" in refused.json["error"]
+    with app.app_context():
+        assert db.session.get_one(Match, table.match_id).deals == []
+
+
+def test_the_standings_csv_is_safe_in_a_spreadsheet(client: FlaskClient) -> None:
+    evening = create(client, ["=1+1", "Ана"])
+    response = client.get(f"/evenings/{evening}/standings.csv")
+    text = response.get_data(as_text=True)
+    assert text.startswith("\ufeffplace,")
+    assert ",'=1+1," in text
+    assert response.headers["Content-Disposition"].startswith(
+        f'attachment; filename="evening-{evening}-'
+    )
+
+
+def table_phone_form(app: Flask, client: FlaskClient) -> tuple[FlaskClient, int, dict[str, str]]:
+    """A phone at the only table of a new evening, without script: its page's form fields."""
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    phone = at_table(app, table.token)
+    page = phone.get(f"/table/{table.token}").get_data(as_text=True)
+    fields = {name: page_field(page, name) for name in ("csrf_token", "match_id", "request_id")}
+    return phone, table.match_id, fields  # type: ignore[return-value]
+
+
+def deals_of(app: Flask, match_id: int) -> list[tuple[int | None, str]]:
+    with app.app_context():
+        return [(d.player, d.outcome) for d in db.session.get_one(Match, match_id).deals]
+
+
+def test_a_table_phone_without_script_records_and_undoes_a_deal(
+    app: Flask, client: FlaskClient
+) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    assert (
+        phone.post("/deals", data={**form, "player": "1", "outcome": "normal"}).status_code == 302
+    )
+    assert len(deals_of(app, match_id)) == 1
+    del form["request_id"]
+    assert phone.post("/undo", data={**form, "deal_number": "1"}).status_code == 302
+    assert deals_of(app, match_id) == []
+
+
+def test_a_table_phone_without_script_changes_its_matchs_names(
+    app: Flask, client: FlaskClient
+) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    del form["request_id"]
+    changed = {**form, "player1": "Ани", "player2": "Боби"}
+    assert phone.post("/settings", data=changed).status_code == 302
+    with app.app_context():
+        assert db.session.get_one(Match, match_id).player1 == "Ани"
+
+
+def test_a_table_phone_without_script_corrects_a_deal(app: Flask, client: FlaskClient) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    api_deal(phone, match_id, 1, "normal")
+    page = phone.get(f"/matches/{match_id}/deals/1")
+    assert page.status_code == 200
+    fields = {"csrf_token": form["csrf_token"], "player": "2", "outcome": "normal"}
+    assert phone.post(f"/matches/{match_id}/deals/1", data=fields).status_code == 302
+    assert [player for player, _outcome in deals_of(app, match_id)] == [2]
+
+
+@pytest.mark.parametrize("action", ["share", "share/stop", "resume"])
+def test_a_table_link_does_not_share_or_resume_its_match(
+    app: Flask, client: FlaskClient, action: str
+) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    refused = phone.post(f"/matches/{match_id}/{action}", data={"csrf_token": form["csrf_token"]})
+    assert refused.status_code == 404
+    with app.app_context():
+        assert db.session.get_one(Match, match_id).share_token is None
+
+
+def test_a_table_link_does_not_resume_its_match_through_the_api(
+    app: Flask, client: FlaskClient
+) -> None:
+    phone, match_id, _form = table_phone_form(app, client)
+    assert phone.post(f"/api/matches/{match_id}/resume", json={}).status_code == 404
+
+
+def test_a_round_that_changed_while_it_was_started_is_refused(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Drawn, then a late player joins before the tables are seated: the draw is stale."""
+    evening = create(client, SIX[:3], "swiss", rounds="2")
+    with app.app_context():
+        drawn = evenings._draw(db.session.get_one(Evening, evening), 1)
+        db.session.rollback()
+    assert host_form(client, f"/evenings/{evening}/players", name="Жоро").status_code == 302
+    started: list[tuple[int, int | None, int | None]] = [(a, b, None) for a, b in drawn]
+    host = key_of(client)
+    assert host is not None
+    with app.app_context(), pytest.raises(Conflict, match="changed"):
+        evenings._seat(owner=host, evening_id=evening, number=1, started=started)
+    assert tables(app, evening, 1) == []

@@ -119,6 +119,19 @@ def test_three_lives_ranks_by_order_of_elimination() -> None:
     assert [row.player.id for row in standings(Format.LIVES, people, tables)] == [1, 3, 2]
 
 
+@pytest.mark.parametrize("left", [0, 1])
+def test_three_lives_ranks_a_withdrawn_player_as_fallen_when_they_left(left: int) -> None:
+    """Player 4 won round 1 by the most, then left (or left before it): ranked last,
+    below the living who lost."""
+    people = [*players(3), Player(4, "P04", left=left)]
+    tables = [Table(1, (1, 2), (11, 5), 1)]
+    if left:
+        tables.append(Table(1, (4, 3), (11, 0), 4))
+    table = standings(Format.LIVES, people, tables)
+    assert [row.player.id for row in table][-1] == 4
+    assert (table[-1].lives, table[-1].out_in) == (0, left)
+
+
 def test_a_round_is_drawn_the_same_again() -> None:
     people = players(10)
     assert next_round(Format.LIVES, people, [], 0, "x") == next_round(
