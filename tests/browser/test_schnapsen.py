@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from phones import all_saved, name_players, phone, score, server_match, tap
+from phones import all_saved, name_players, open_settings, phone, score, server_match, tap
 
 pytestmark = pytest.mark.slow  # Chromium
 
@@ -30,6 +30,7 @@ def bulgarian(browser: Browser, server: str) -> Iterator[Page]:
 
 def choose_schnapsen(page: Page) -> None:
     """A new match of Schnapsen, chosen in the match settings before the first deal."""
+    open_settings(page)
     form = page.locator("form.new-match")
     form.locator("#new-game").select_option("schnapsen")
     form.locator("button").click()
