@@ -32,18 +32,18 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from bench import sections
-from bench.capacity import (
-    HOST,
+from bench.capacity import recipe
+from bench.live_phones import (
     Headers,
     _event,
     cookies,
     percentile,
     pieces,
     read_head,
-    recipe,
     request,
     whole_body,
 )
+from bench.recipe import HOST
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = 30
