@@ -154,13 +154,9 @@ async function keepAwake(want) {
   }
 }
 
-// --- wiring -----------------------------------------------------------------------------------------
-
-// --- live: the server pushes each change of the match on the screen, from any phone ----------------
-// (Server-Sent Events, docs/sync.md). EventSource reconnects by itself and resumes with
-// Last-Event-ID; a stream the server refuses (429) leaves the page looking every 20 s.
-// A stream can also be open and silent (a proxy holding it back): with no word, not even
-// its heartbeat, for two heartbeats, the page opens it afresh and looks meanwhile.
+// --- live: the server pushes each change of the match, from any phone (docs/sync.md) ---------------
+// EventSource reconnects and resumes with Last-Event-ID; refused (429), the page looks every
+// 20 s; open but silent for two heartbeats (a proxy holding it), it is opened afresh.
 
 let source = null;
 let following = null;
@@ -258,9 +254,8 @@ root.addEventListener("submit", (event) => {
 });
 window.addEventListener("error", (event) => fail(event.error ?? event.message));
 window.addEventListener("unhandledrejection", (event) => fail(event.reason));
-// The footer's display switches, at once and without a network (display.js). Not needed
-// for the first tap, the file loads with the first change or the first switch (offline
-// before either, over plain http, a switch waits for the network).
+// The footer's display switches, at once and offline (display.js): loaded with the first
+// change or switch (over plain http, offline before either, a switch waits for the network).
 const display = document.querySelector("form.display");
 let switches = null;
 const loadSwitches = () =>
