@@ -291,7 +291,7 @@ deal every {every:g} s a table on average for {window:g} s: {sent} deals.
 
 Board updates seen: {len(figures.board_s)} of {sent * BOARDS} ({sent} deals x {BOARDS} boards);
 over a second: {late}; deal errors: {figures.errors}. The machine's load average at the end
-(1, 5, 15 min; 2 cores, shared with other work): {", ".join(f"{x:.1f}" for x in os.getloadavg())}.
+(1, 5, 15 min; 2 cores): {", ".join(f"{x:.1f}" for x in os.getloadavg())}.
 Each board's stream reads the evening and draws its body again at each change: every
 deal is drawn 21 times, in the same two gevent workers that serve the phones' streams.
 """
