@@ -208,8 +208,7 @@ def test_a_refused_first_dealer_speaks_of_the_first_deal(client: FlaskClient) ->
         ),
         (
             lambda match: match["deals"][0].update(outcome="durak"),
-            "Игра 1 във файла: Раздаване 1: Непознат изход „durak“; "
-            "изберете един от: „Победа“,",
+            "Игра 1 във файла: Раздаване 1: Непознат изход „durak“; изберете един от: „Победа“,",
         ),
         (
             lambda match: match["deals"][0].update(points=9),
