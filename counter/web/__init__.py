@@ -51,6 +51,7 @@ def init_app(app: Flask) -> None:
         game_names=words.games,
         tally_label=words.tally_label,
         rules_summary=words.rules_summary,
+        session_line=words.session_line,
         targets=TARGETS,
         name_max_length=NAME_MAX_LENGTH,
         languages=i18n.LANGUAGE_NAMES,
