@@ -6,16 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from counter.game import scoring
-from counter.game.games import SANTASE, Game, session_standing, session_winner
+from counter.game.games import SANTASE, Game, session_standing
 from counter.game.names import DEFAULT_NAMES
-from counter.game.scoring import (
-    DEFAULT_RULES,
-    DEFAULT_TARGET,
-    HouseRules,
-    Outcome,
-    Seat,
-    Session,
-)
+from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat, Session
 from counter.storage import series
 from counter.storage.repository import Stored
 
@@ -75,12 +68,6 @@ class MatchView:
     @property
     def winner_name(self) -> str | None:
         return None if self.winner is None else self.players[self.winner - 1].name
-
-    @property
-    def session_winner_name(self) -> str | None:
-        """Who has won the best of three this match is part of, if anyone yet."""
-        seat = session_winner(self.session)
-        return None if seat is None else self.players[seat - 1].name
 
     def shown(self, score: int) -> int:
         """A score as the match's game says it (Schnapsen: what is left to make)."""

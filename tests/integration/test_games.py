@@ -268,3 +268,21 @@ def test_a_schnapsen_deal_is_confirmed_and_listed_in_austrian_words(
     assert f"<td>{kind}</td>" in page  # the deal list
     statistics = client.get("/statistics").get_data(as_text=True)
     assert f'<th scope="row">{kind}</th>' in statistics
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ["Session", "best of three", "preisschnapsen.at"]),
+        ("de", ["Gespielt wird", "zwei aus drei", "preisschnapsen.at"]),
+        ("bg", ["Играе се", "две от три", "preisschnapsen.at"]),
+    ],
+)
+def test_the_schnapsen_rules_page_credits_best_of_three_and_the_variants(
+    client: FlaskClient, language: str, words: list[str]
+) -> None:
+    page = client.get("/rules/schnapsen", headers={"Accept-Language": language})
+    text = page.get_data(as_text=True)
+    for word in words:
+        assert word in text
+    assert text.count("schnopsn.com") >= 3
