@@ -71,6 +71,11 @@ def test_a_bummerl_in_german(german: Page) -> None:
     tap(page, 1, "failed_close")
     expect(score(page, 1)).to_have_text("0")
     expect(page.locator("[data-result]")).to_have_text("Sepp gewinnt die Partie 0:6")
+    # The confirmation and the deal list in Austrian words, as the buttons say them.
+    expect(page.locator("[data-status]")).to_contain_text("Gegner hat zugedreht, nicht geschafft")
+    first_row = page.locator(".deals tbody tr").first
+    expect(first_row).to_contain_text("Gegner hat zugedreht, nicht geschafft")
+    expect(page.locator(".deals tbody tr").last).to_contain_text("Gewonnen")
     expect(page.locator(".deals tbody tr").first.locator("td.num")).to_have_text(["0", "6"])
     assert tally(page, 2) == "Bummerl: 1"  # Resi has the Bummerl
     assert tally(page, 1) == "Bummerl: 0"
