@@ -3,7 +3,7 @@
 // arrived, or it started a new match. Loaded when first needed.
 import { ask } from "./ask.js";
 import { $, announce, notify } from "./board.js";
-import { decided } from "./changes.js";
+import { decided } from "./choice.js";
 import * as outbox from "./outbox.js";
 
 // The new matches offered on this page: each once, however often its stream comes back
@@ -110,7 +110,7 @@ const keep = (change, answer) =>
     if (answer.match.uid === saved.match.uid) saved.match = answer.match;
   });
 
-// "Same deal", "Mine" or "Add mine" (changes.decided), then the score as it now stands,
+// "Same deal", "Mine" or "Add mine" (choice.js), then the score as it now stands,
 // not as the tap left it.
 function decide(id, choice) {
   const decides = outbox.update((saved) => decided(saved, id, choice));

@@ -3,8 +3,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { decided } from "../../static/choice.js";
+
 // prettier-ignore
-import { answered, arrival, decided, kept, newId, next, parse, refused, request, takeOut, uidOf, undoLast } from "../../static/changes.js";
+import { answered, arrival, kept, newId, next, parse, refused, request, takeOut, uidOf, undoLast } from "../../static/changes.js";
 
 const MATCH = "a".repeat(32);
 const OTHER = "b".repeat(32);
