@@ -1,11 +1,8 @@
-// The outbox's changes as data: their ids, what a save keeps, the merge of another tab's
-// save, and the request each change makes (docs/sync.md). No DOM, storage or network
-// here, so that Node's tests import it as it is (tests/js/).
+// The outbox's changes as data: their ids, each change of what is stored, and the request
+// each change makes (docs/sync.md). No DOM, storage or network here, so that Node's tests
+// import it as it is (tests/js/).
 
 export const STORE = "santase-counter";
-// How many ids of changes taken out a save keeps (`gone`): enough for the moment it takes
-// a browser to hand one tab's save to another.
-const GONE_KEPT = 64;
 
 // 128 random bits as 32 hex digits. crypto.getRandomValues works on every page;
 // crypto.randomUUID only in a secure context, which http://<LAN address> is not.
@@ -20,44 +17,77 @@ export const parse = (value) => {
   }
 };
 
-// The next save of `state`: its version counted up (which tells an answer asked for before
-// it is old), the ids of the last GONE_KEPT changes taken out, and the ids still needed,
-// those of matches with changes waiting. Returns what is stored.
-export function nextSave(state) {
-  state.version = (state.version ?? 0) + 1;
-  const { match, outbox, version } = state;
-  const gone = (state.gone = state.gone.slice(-GONE_KEPT));
+// The changes of what is stored (`saved`: {match, outbox, ids, version}), each made in
+// one transaction of the store (store.js) and, at once, on this tab's copy (outbox.js).
+
+// `saved` as a change leaves it to be stored: its version counted up (which tells an answer
+// asked for before it is old), and the ids kept only of matches with changes waiting.
+export function kept(saved) {
+  saved.version = (saved.version ?? 0) + 1;
   const ids = {};
-  for (const uid of outbox.map(uidOf)) if (state.ids[uid]) ids[uid] = state.ids[uid];
-  state.ids = ids;
-  return { match, outbox, ids, version, gone };
+  for (const uid of saved.outbox.map(uidOf)) if (saved.ids[uid]) ids[uid] = saved.ids[uid];
+  saved.ids = ids;
+  return saved;
 }
 
-// `state` after it reads what is stored (`saved`). A save no newer than `before` (this
-// tab's last copy, or what a storage event says was there before `written`) was made from
-// an older copy: the changes added after the one it read, gone from it, were lost; they go
-// back. A change taken out (`gone`, in any of them) stays out, should a copy older than
-// that still hold it. True if `state` now differs from what is stored: to be saved.
-export function merge(state, before, saved, written = null) {
-  // Every id this tab, the copy before and the stored one know of, the stored (newest) last:
-  // those are kept when a save keeps 64.
-  const gone = new Set([...(state?.gone ?? []), ...(before?.gone ?? [])]);
-  for (const id of saved.gone ?? []) {
-    gone.delete(id);
-    gone.add(id);
+// Changes answered, refused, withdrawn or dropped leave the outbox.
+export function takeOut(saved, leaves) {
+  saved.outbox = saved.outbox.filter((change) => !leaves(change));
+}
+
+// Undo of the last deal: taken out, unsent, if no tab has tried to send it (true); else
+// `undo` waits to go, as a change of its own.
+export function undoLast(saved, undo) {
+  const last = saved.outbox.at(-1);
+  if (last?.kind === "deal" && last.request_id === undo.request_id && !last.tried) {
+    saved.outbox.pop();
+    return true;
   }
-  const outbox = saved.outbox.filter((change) => !gone.has(change.id));
-  Object.assign(state, { match: saved.match, outbox, ids: saved.ids, version: saved.version, gone: [...gone] });
-  for (const change of outbox) gone.add(change.id); // neither lost nor to be put back
-  const after = written ?? saved;
-  const lost =
-    !before?.outbox || !after.outbox || after.version > before.version
-      ? []
-      : before.outbox.filter((change) => change.v >= after.version && !gone.has(change.id));
-  if (!lost.length && outbox.length === saved.outbox.length) return false; // nothing put back or taken out again
-  for (const uid of lost.map(uidOf)) state.ids[uid] ??= before.ids?.[uid];
-  state.outbox.push(...lost.map((change) => ({ ...change, v: state.version + 1 }))); // added by the next save
-  return true;
+  saved.outbox.push(undo);
+  return false;
+}
+
+// The change to send next, marked `tried` (Undo can no longer take it back unsent); null
+// when none waits. One that waits for its player's answer (`ask`) is not marked.
+export function next(saved) {
+  const first = saved.outbox[0];
+  if (!first) return null;
+  if (!first.ask) first.tried = true;
+  return { ...first };
+}
+
+// The server answered `change` with `match` (or nothing, 204): the change leaves, and the
+// answer is the server's truth for that match, deals from another phone included.
+export function answered(saved, change, match) {
+  takeOut(saved, (each) => each.id === change.id);
+  if (!match) return;
+  saved.ids[match.uid] = match.id;
+  if (change.kind === "start" || !saved.match.uid || match.uid === saved.match.uid) saved.match = match;
+}
+
+// The server refused `change`; when the match is gone (or never started) every change
+// for it leaves with it.
+export function refused(saved, change, all) {
+  const uid = uidOf(change);
+  takeOut(saved, (each) => each.id === change.id || (all && uidOf(each) === uid));
+}
+
+// The match as another phone left it, pushed by the server: taken when nothing waits to go
+// (the answers bring it then) and it is no older than the one stored (`played_at`, then
+// the count of deals). Returns how many deals the match had before and after, or null.
+export function arrival(saved, match) {
+  const known = saved.match.deals.length;
+  const { played_at } = saved.match;
+  if (
+    saved.outbox.length ||
+    match.uid !== saved.match.uid ||
+    match.played_at < played_at ||
+    (match.played_at === played_at && match.deals.length < known)
+  ) {
+    return null;
+  }
+  saved.match = match;
+  return { before: known, after: match.deals.length };
 }
 
 // The API call that sends `change`: [method, path, body]. A match's id is in `state.ids`

@@ -4,9 +4,9 @@
 // Without any of it every form still works by itself.
 // prettier-ignore
 import { $, $$, describe, draw, drawSync, fade, failed, fill, moreWords, notify, renamable, root, told, words } from "./board.js";
-import { newId, parse, STORE } from "./changes.js";
+import { newId } from "./changes.js";
 // prettier-ignore
-import { arrived, enqueue, fail, isSending, knownBefore, load, matchUid, reread, show, state, view, wakeUp, withdraw } from "./outbox.js";
+import { arrived, enqueue, fail, knownBefore, load, matchUid, show, state, undo, view, wakeUp } from "./outbox.js";
 
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
@@ -18,9 +18,9 @@ let lastChange = -Infinity;
 const tooSoon = () => performance.now() - lastChange < SAME_TAP_MS;
 
 // The player's change goes in the outbox; what the server refused before is old news.
-function change(each) {
+function change(each, into = enqueue) {
   told();
-  enqueue(each);
+  into(each);
   loadSwitches().catch(() => {}); // offline: with the next change
   loadSettings().catch(() => {});
 }
@@ -67,7 +67,7 @@ function record(player, outcome) {
 // Undo in the same instant is the same tap, and is said to be.
 let lastUndo = { at: -Infinity, said: "" };
 
-async function undoLast() {
+function undoLast() {
   const now = performance.now();
   if (now - lastUndo.at < SAME_TAP_MS) {
     const said = lastUndo.said;
@@ -84,10 +84,9 @@ async function undoLast() {
   lastChange = now;
   lastTap = { key: null, at: -Infinity };
   const note = describe(shown, deal);
-  if (!(await withdraw(deal.request_id))) {
-    const label = fill(words.undoOf, { number: deal.number, note });
-    change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label });
-  }
+  // A deal not sent yet is withdrawn instead (outbox.js).
+  const label = fill(words.undoOf, { number: deal.number, note });
+  change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label }, undo);
   // Its words came with the first change (offline where they could not: the score alone).
   const score = view();
   moreWords().then(
@@ -289,11 +288,4 @@ document.addEventListener("visibilitychange", () => {
   if (visible()) wakeUp();
   else follow(null); // a page out of sight holds no stream open
   keepAwake(wantAwake);
-});
-// Another tab of this browser changed the outbox or the match: show the same, with any
-// change of this browser's that its save from an older copy lost put back (reread).
-window.addEventListener("storage", (event) => {
-  if (event.key !== STORE) return;
-  reread(parse(event.oldValue), parse(event.newValue));
-  if (!isSending()) redraw();
 });

@@ -3,6 +3,7 @@
 // arrived, or it started a new match. Loaded when first needed.
 import { ask } from "./ask.js";
 import { $, announce, notify } from "./board.js";
+import { decided } from "./choice.js";
 import * as outbox from "./outbox.js";
 
 // The new matches offered on this page: each once, however often its stream comes back
@@ -68,11 +69,10 @@ async function follow(id) {
   if (!response?.ok) return false; // offline, finished or deleted meanwhile: this match stays
   withdrawOffer();
   const match = await response.json();
-  outbox.reread();
-  const { state } = outbox;
-  if (state.match.id) state.ids[state.match.uid] = state.match.id; // for its changes still waiting
-  state.match = match;
-  outbox.save();
+  await outbox.update((saved) => {
+    if (saved.match.id) saved.ids[saved.match.uid] = saved.match.id; // for its changes still waiting
+    saved.match = match;
+  });
   outbox.show.draw();
   return true;
 }
@@ -82,8 +82,7 @@ let asking = false;
 // The server's answer (`match` as it is now, and the question `ask`) is kept: the match is
 // shown, the deal waits first in line with its question until the player answers.
 export async function settle(change, answer) {
-  if (answer.match) keep(change, answer);
-  outbox.reread();
+  if (answer.match) await keep(change, answer);
   // The question as kept with the deal (an answer come too late is not).
   const waiting = outbox.state.outbox.find((each) => each.id === change.id && each.ask);
   if (asking || !waiting) return; // answered
@@ -99,48 +98,23 @@ export async function settle(change, answer) {
   }
 }
 
-function keep(change, answer) {
-  outbox.reread();
-  const { state } = outbox;
-  // A question answered since (the deal now follows another count of deals, or is gone)
-  // stays answered, and the match as it came since stays: an answer to the same deal sent
-  // twice (two wakings, one before the first answer was kept) can come after the player's.
-  const waiting = state.outbox.find((each) => each.id === change.id && each.after === change.after);
-  if (!waiting) return;
-  // How many deals the match has now, for "Add mine" (the match may be off the screen).
-  waiting.ask = { ...answer.ask, count: answer.match.deals?.length ?? answer.ask.count };
-  if (answer.match.uid === state.match.uid) state.match = answer.match;
-  outbox.save();
-  outbox.show.draw();
-}
+// A question answered since (the deal now follows another count of deals, or is gone)
+// stays answered, and the match as it came since stays: an answer to the same deal sent
+// twice (two wakings, one before the first answer was kept) can come after the player's.
+const keep = (change, answer) =>
+  outbox.update((saved) => {
+    const waiting = saved.outbox.find((each) => each.id === change.id && each.after === change.after);
+    if (!waiting) return;
+    // How many deals the match has now, for "Add mine" (the match may be off the screen).
+    waiting.ask = { ...answer.ask, count: answer.match.deals?.length ?? answer.ask.count };
+    if (answer.match.uid === saved.match.uid) saved.match = answer.match;
+  });
 
-// "Same deal": this phone's deal leaves the outbox. "Mine": it corrects the other phone's
-// deal instead (a PATCH of that deal, docs/sync.md). "Add mine": it goes again, after the
-// deals the match has now. Either way the later deals of that match follow on from it.
+// "Same deal", "Mine" or "Add mine" (choice.js), then the score as it now stands,
+// not as the tap left it.
 function decide(id, choice) {
-  const addMine = choice === "add";
-  outbox.reread();
-  const { state } = outbox;
-  const index = state.outbox.findIndex((each) => each.id === id);
-  if (index < 0) return; // another tab answered already
-  const change = state.outbox[index];
-  const known = change.ask?.count ?? (state.match.uid === change.match ? state.match.deals.length : change.after);
-  const shift = known - change.after;
-  for (const each of state.outbox.slice(index + 1)) {
-    if (each.kind === "deal" && each.match === change.match) each.after += addMine ? shift : shift - 1;
-  }
-  if (addMine) {
-    change.after = known;
-    delete change.ask;
-  } else if (choice === "mine") {
-    Object.assign(change, { kind: "correct", number: change.ask.deal, tried: false });
-    delete change.ask;
-    delete change.after;
-  } else {
-    outbox.takeOut((each) => each === change);
-  }
-  outbox.save();
+  const decides = outbox.update((saved) => decided(saved, id, choice));
   outbox.show.draw();
-  notify(announce(outbox.view())); // the score as it now stands, not as the tap left it
-  outbox.flush();
+  notify(announce(outbox.view()));
+  decides.then(outbox.flush, outbox.fail);
 }

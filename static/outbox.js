@@ -1,15 +1,21 @@
 // What this phone knows and what it has still to send: the server's last answer and an
-// outbox of changes, both kept in localStorage, sent in order by one tab at a time and
-// retried until the server answers. The protocol, and what the page says in each case,
-// is docs/sync.md; this file follows it, with changes.js (the changes as data), api.js
-// (the requests) and sender.js (which tab sends).
+// outbox of changes, kept in the browser's store (store.js), sent in order by one tab at a
+// time and retried until the server answers. The protocol, and what the page says in each
+// case, is docs/sync.md; this file follows it, with changes.js (the changes as data),
+// api.js (the requests) and sender.js (which tab sends).
 import { fold } from "./standing.js";
-import { merge, newId, nextSave, parse, request, STORE, uidOf } from "./changes.js";
+import * as changes from "./changes.js";
+import { newId, parse, request, STORE } from "./changes.js";
 import { call, Gone, Refused, Unreachable } from "./api.js";
-import { asTheSender, whileNoneSends } from "./sender.js";
+import { asTheSender } from "./sender.js";
+import * as store from "./store.js";
 
-// {match, rules, outbox: [change], ids: {uid: id}, version, gone: [id]}
+// What the page shows: the page's data, with the stored record {match, outbox, ids,
+// version} as this tab last read or wrote it, and this tab's changes still on their way to
+// the store applied to it (a tap never waits).
 export let state;
+let stored;
+const pending = [];
 // What the page shows of the outbox: set by the page (draw the match, name a refused
 // change, say that an error of the page's own happened, ask about a deal another phone
 // overtook, fetch the blank counter).
@@ -22,73 +28,95 @@ let sending = false;
 let retryDelay = 1000;
 let retryTimer = null;
 
+// This tab's copy: what is stored, with the changes not stored yet. True if it changed.
+function recompute() {
+  const copy = structuredClone(stored);
+  for (const change of pending) change(copy);
+  const changed = JSON.stringify([copy.match, copy.outbox]) !== JSON.stringify([state.match, state.outbox]);
+  Object.assign(state, copy);
+  return changed;
+}
+
+// `change(saved)` made on this tab's copy at once, and in the store in turn (in the order
+// of the calls): resolves with what it returned there, on what was stored then.
+export function update(change) {
+  pending.push(change);
+  if (recompute()) show.draw();
+  let result;
+  const stores = store.write(
+    (saved) => {
+      const before = JSON.stringify(saved);
+      result = change(saved);
+      if (JSON.stringify(saved) === before) return false; // nothing to store or tell
+      changes.kept(saved);
+      return true;
+    },
+    () => ({ ...stored, version: 0 }),
+  );
+  const settled = () => pending.splice(pending.indexOf(change), 1);
+  return stores.then(
+    (saved) => {
+      settled();
+      if (saved.version >= stored.version) stored = saved;
+      if (recompute()) show.draw();
+      return result;
+    },
+    (error) => {
+      settled();
+      if (recompute()) show.draw();
+      throw error;
+    },
+  );
+}
+
+// Another tab changed what is stored: shown here too, and sent if this tab is to send it.
+store.onChange(async () => {
+  const saved = stored && (await store.read());
+  if (!saved || saved.version <= stored.version) return;
+  stored = saved;
+  if (recompute() && !sending) show.draw();
+});
+
 export function load(page, fresh) {
-  const saved = parse(localStorage.getItem(STORE));
+  // What an earlier version of this page kept, the first time this one opens.
+  const before = parse(localStorage.getItem(STORE));
+  const { match = page.match, outbox = [], ids = {} } = before ?? {};
+  stored = { match, outbox: outbox.map((change) => ({ id: newId(), ...change })), ids, version: 0 };
+  state = { ...page, ...structuredClone(stored) };
   // A page the server has just drawn is its truth; the service worker's copy, opened
   // offline, is older than what this phone saw last. But a page drawn with no match, for
   // a phone that holds one, may have been drawn before the phone's first tap was in (a
   // reload right after it): what the phone holds is shown, and the server asked at once.
-  const match = fresh && (page.match.id || !saved?.match?.id) ? page.match : (saved?.match ?? page.match);
-  // Changes kept by an earlier version of this page have no id yet.
-  const outbox = (saved?.outbox ?? []).map((change) => ({ id: newId(), ...change }));
-  state = { ...page, match, outbox, ids: saved?.ids ?? {}, version: saved?.version ?? 0, gone: saved?.gone ?? [] };
-  save();
-}
-
-// What another tab of this browser may have changed since: every change of what is stored
-// rereads it first and saves at once; what a save from an older copy lost is put back,
-// what was taken out stays out (merge). `before` and `written`: from a storage event.
-export function reread(before = state && { ...state }, written = null) {
-  const saved = parse(localStorage.getItem(STORE));
-  if (!saved) return; // nothing stored: this tab's own state stands
-  if (!merge(state, before, saved, written)) return;
-  save();
-  flush();
-}
-
-export function save() {
-  const kept = nextSave(state);
-  try {
-    localStorage.setItem(STORE, JSON.stringify(kept));
-  } catch {
-    /* full: memory only */
-  }
-}
-
-// Changes answered, refused, withdrawn or dropped leave the outbox, and are kept as gone.
-export function takeOut(leaves) {
-  for (const change of state.outbox) if (leaves(change)) state.gone.push(change.id);
-  state.outbox = state.outbox.filter((change) => !leaves(change));
+  update((saved) => {
+    if (fresh && (page.match.id || !saved.match?.id)) saved.match = page.match;
+  })
+    .then(() => {
+      if (before) localStorage.removeItem(STORE);
+    })
+    .catch(fail);
 }
 
 export const view = () => fold(state.match, state.outbox, state.rules);
 export const isSending = () => sending;
 
-// Each change carries what the player tapped, in words (`label`): a refusal names it; and
-// `v`, the version of the save that adds it (reread).
+// A change the player made: in the outbox at once. Each change carries what the player
+// tapped, in words (`label`): a refusal names it.
 export function enqueue(change) {
   trouble.tap = null;
-  reread(); // another tab may be sending: add to what is stored, not to an older copy
-  state.outbox.push({ ...change, id: newId(), v: state.version + 1 });
-  save();
-  show.draw();
-  flush();
+  const added = { ...change, id: newId() };
+  const adds = update((saved) => {
+    saved.outbox.push({ ...added });
+  });
+  adds.then(flush, fail);
 }
 
-// A deal never sent (by any tab) leaves the outbox, and nothing travels; false if it was,
-// or if another tab sends now: it marks a change tried before sending it, and that mark
-// may not be here yet.
-export async function withdraw(requestId) {
-  const taken = await whileNoneSends(() => {
-    reread();
-    const last = state.outbox.at(-1);
-    if (!last || last.kind !== "deal" || last.request_id !== requestId || last.tried) return false;
-    takeOut((change) => change === last);
-    save();
-    show.draw();
-    return true;
-  });
-  return taken === true;
+// Undo of the last deal (its `request_id`): a deal no tab has tried to send leaves the
+// outbox and nothing travels; else the undo goes as a change of its own.
+export function undo(change) {
+  trouble.tap = null;
+  const added = { ...change, id: newId() };
+  const undoes = update((saved) => changes.undoLast(saved, { ...added }));
+  undoes.then(flush, fail);
 }
 
 // Changes to a match not started yet on the server start it first, with what the screen shows.
@@ -108,36 +136,6 @@ export function matchUid() {
   return uid;
 }
 
-// --- sending --------------------------------------------------------------------------------------
-
-function answered(change, match) {
-  if (match && typeof match.uid !== "string") throw new TypeError("the answer holds no match");
-  done(change);
-  if (match) {
-    state.ids[match.uid] = match.id;
-    // The server's truth for that match, deals from another phone included.
-    if (change.kind === "start" || !state.match.uid || match.uid === state.match.uid) state.match = match;
-  }
-  save();
-}
-
-// A change the server has answered leaves the stored outbox, whatever another tab added.
-function done(change) {
-  reread();
-  takeOut((each) => each.id === change.id);
-}
-
-function refused(change, error) {
-  done(change);
-  const uid = uidOf(change);
-  if (error instanceof Gone || change.kind === "start") {
-    // The match was deleted, or never started: nothing more can go to it.
-    takeOut((each) => each.match === uid);
-  }
-  save();
-  show.refused(change, error);
-}
-
 // When deals of another phone last arrived, and how many the match had before and after
 // them: a tap within 10 s, with nothing recorded here since, may be the same deal, tapped
 // on both phones, for the same player or (a disagreement at the table) another. It is
@@ -146,33 +144,11 @@ let lately = { until: 0 };
 export const knownBefore = (known) =>
   performance.now() < lately.until && lately.after === known ? lately.before : known;
 
-// The match as another phone left it, pushed by the server (live.js): shown when nothing
-// of this phone's is waiting to go (then the answers bring it), and so the deals it has
-// beyond what this phone holds are another phone's (any tab's own are in what is stored).
-// An older state than the one shown (a stream's first read, overtaken by an answer) is
-// not: played before it, or in the same second (`played_at`) with fewer deals.
-export function arrived(match) {
-  reread();
-  const known = state.match.deals.length;
-  const { played_at } = state.match;
-  if (
-    state.outbox.length ||
-    match.uid !== state.match.uid ||
-    match.played_at < played_at ||
-    (match.played_at === played_at && match.deals.length < known)
-  ) {
-    return;
-  }
-  if (match.deals.length > known) {
-    lately = {
-      until: performance.now() + 10000,
-      before: known,
-      after: match.deals.length,
-    };
-  }
-  state.match = match;
-  save();
-  show.draw();
+// The match as another phone left it, pushed by the server (live.js): the deals it has
+// beyond what is stored are another phone's (changes.arrival).
+export async function arrived(match) {
+  const counts = await update((saved) => changes.arrival(saved, match));
+  if (counts && counts.after > counts.before) lately = { until: performance.now() + 10000, ...counts };
 }
 
 // An error of the page's own: logged, kept where the status line looks, and shown.
@@ -202,21 +178,16 @@ export const wakeUp = () => {
 
 async function flushNow() {
   if (sending) return;
-  reread();
-  if (!state.outbox.length) return;
   sending = true;
   clearTimeout(retryTimer);
   try {
     for (;;) {
-      reread();
-      const change = state.outbox[0];
+      const change = await update(changes.next);
       if (!change) break;
       if (change.ask) {
         show.overtaken(change, change); // it waits for its player's answer
         break;
       }
-      change.tried = true; // on its way: Undo can no longer take it back unsent
-      save();
       let answer;
       try {
         answer = await call(...request(change, state));
@@ -227,11 +198,15 @@ async function flushNow() {
           show.overtaken(change, error.cause);
           break;
         }
-        refused(change, error);
+        // The match was deleted, or never started: nothing more can go to it.
+        const all = error instanceof Gone || change.kind === "start";
+        await update((saved) => changes.refused(saved, change, all));
+        show.refused(change, error);
         await refresh();
         continue;
       }
-      answered(change, answer);
+      if (answer && typeof answer.uid !== "string") throw new TypeError("the answer holds no match");
+      await update((saved) => changes.answered(saved, change, answer));
       retryDelay = 1000;
       show.draw();
     }
@@ -251,8 +226,8 @@ async function flushNow() {
 // was played (another phone with the same matches included); once it is deleted, a blank
 // match (what the server shows a new browser).
 async function refresh() {
-  if (state.outbox.length || !state.match.id) return;
-  const { version } = state;
+  if (state.outbox.length || !state.match.id || pending.length) return;
+  const { version } = stored;
   let answer;
   try {
     answer = await call("GET", `/api/matches/${state.match.id}`);
@@ -263,8 +238,8 @@ async function refresh() {
     answer = await show.blank().catch(() => null);
     if (!answer) return;
   }
-  reread();
-  if (state.version !== version || state.outbox.length) return; // older than what came since
-  state.match = answer;
-  save();
+  // Older than what came since, if anything was stored meanwhile.
+  await update((saved) => {
+    if (saved.version === version && !saved.outbox.length) saved.match = answer;
+  });
 }

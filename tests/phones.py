@@ -120,6 +120,40 @@ def open_settings(page: Page) -> None:
         page.locator("details.settings summary").click()
 
 
+# What the page keeps in the browser (static/store.js): one record in IndexedDB.
+STORED = """() => new Promise((resolve, reject) => {
+    const opened = indexedDB.open("santase-counter", 1);
+    opened.onupgradeneeded = () => opened.result.createObjectStore("state");
+    opened.onerror = () => reject(opened.error);
+    opened.onsuccess = () => {
+        const read = opened.result.transaction("state").objectStore("state").get("state");
+        read.onsuccess = () => { opened.result.close(); resolve(read.result ?? null); };
+        read.onerror = () => reject(read.error);
+    };
+})"""
+
+
+def stored(page: Page) -> Any:
+    """What ``page``'s browser keeps of the match and its outbox, as stored now."""
+    return page.evaluate(STORED)
+
+
+def stored_once(page: Page, test: str, timeout_ms: int = 10_000) -> Any:
+    """What ``page``'s browser keeps, once the JavaScript function ``test`` holds of it
+    (looked at every 50 ms: wait_for_function takes a promise as true at once)."""
+    return page.evaluate(
+        f"""async () => {{
+            const until = performance.now() + {timeout_ms};
+            for (;;) {{
+                const saved = await ({STORED})();
+                if (({test})(saved)) return saved;
+                if (performance.now() > until) throw new Error("not stored in time: {test}");
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            }}
+        }}"""
+    )
+
+
 def server_match(page: Page) -> Any:
     """The match the server holds as this browser's current one."""
     return page.evaluate("fetch('/api/matches/current').then(r => r.json())")

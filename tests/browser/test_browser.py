@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,8 @@ from phones import (
     phone,
     score,
     server_match,
+    stored,
+    stored_once,
     tap,
 )
 
@@ -36,7 +37,6 @@ pytestmark = pytest.mark.slow  # Chromium: minutes in all
 
 DOCS = Path(__file__).parents[2] / "docs"
 LATENCY_MS = 2000  # a slow line: each request's answer comes this much later
-STORE = "santase-counter"  # as in outbox.js: where a browser keeps what it saw and waits to send
 
 
 def no_reload_marker(page: Page) -> None:
@@ -464,6 +464,7 @@ def test_an_erase_leaves_nothing_of_the_matches_on_the_phone(page: Page) -> None
     page.get_by_role("button", name="Erase everything").click()  # the confirmation
     expect(page.locator('.player[data-seat="1"] .name')).to_have_text("Player 1")
     assert "Zlatomira" not in page.evaluate("() => JSON.stringify(localStorage)")
+    assert "Zlatomira" not in json.dumps(stored(page))
 
 
 def test_a_reload_keeps_everything(page: Page) -> None:
@@ -882,6 +883,7 @@ def test_a_change_made_in_one_tab_while_the_other_sends_is_sent_too(
 ) -> None:
     context, first, second = two_tabs_on_a_slow_line(browser, request.getfixturevalue(address))
     tap(first, 1, "schneider")  # on its way for 1.5 s
+    expect(second.locator(".deals tbody tr")).to_have_count(2)
     tap(second, 2, "wrong_claim")  # added to the outbox meanwhile, in the other tab
     all_saved(first)
     all_saved(second)
@@ -908,29 +910,6 @@ def test_an_undo_in_one_tab_of_a_deal_the_other_is_sending_is_sent(
     context.close()
 
 
-def stored(page: Page) -> Any:
-    return page.evaluate(f"() => JSON.parse(localStorage.getItem('{STORE}'))")
-
-
-def saved_late(page: Page, copy: Any) -> None:
-    """``page`` saves ``copy``, as a tab that had read it and whose save came late would:
-    what it holds is then that copy too."""
-    page.evaluate(
-        f"""async copy => {{
-            const outbox = await import("/static/outbox.js"); // the page's own module
-            Object.assign(outbox.state, copy);
-            localStorage.setItem('{STORE}', JSON.stringify(copy));
-        }}""",
-        copy,
-    )
-
-
-def stored_unseen(page: Page, copy: Any) -> None:
-    """``copy`` is stored in ``page``'s browser, as another tab's save would be, and the page
-    is not told (a page is never told of its own writes)."""
-    page.evaluate(f"copy => localStorage.setItem('{STORE}', JSON.stringify(copy))", copy)
-
-
 def held_back(page: Page) -> None:
     """The deals ``page`` sends fail, and wait in its outbox, until ``let_through``."""
     page.route("**/deals", lambda route: route.abort())
@@ -942,140 +921,70 @@ def let_through(page: Page) -> None:
     page.evaluate("() => window.dispatchEvent(new Event('online'))")
 
 
-def tap_written_over(tapping: Page, save: Callable[[Any], None]) -> None:
-    """``tapping`` taps a schneider that waits to go; ``save`` then stores the copy of just
-    before the tap as a save from it would (one version on); the deal may go, and goes."""
-    older = stored(tapping)
-    held_back(tapping)
-    tap(tapping, 2, "schneider")
-    expect(tapping.locator("[data-sync]")).to_have_class(re.compile("waiting"))
-    save({**older, "version": older["version"] + 1})
-    let_through(tapping)
-    all_saved(tapping)
+# `count` deals for `seat`, made through the page's own module at once, one after the other
+# without waiting for any to be stored (no `after`: the two tabs are one phone).
+BURST = """async ([seat, count]) => {
+    const outbox = await import("/static/outbox.js"); // the page's own module
+    for (let n = 0; n < count; n += 1) {
+        const request_id = Array.from(crypto.getRandomValues(new Uint32Array(4))).join("-");
+        const match = outbox.view().uid;
+        outbox.enqueue({ kind: "deal", match, player: seat, outcome: "normal", request_id });
+    }
+}"""
 
 
 @pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
-@pytest.mark.parametrize("older_tab_taps", [True, False], ids=["older tab", "newer tab"])
-def test_a_tab_writing_over_another_tabs_tap_from_an_older_copy_loses_nothing(
-    browser: Browser, request: pytest.FixtureRequest, address: str, older_tab_taps: bool
-) -> None:
-    """A browser hands one tab's write to its other tabs a moment later, so a tab can save
-    the copy it read just before another tab's tap came. Here the other tab writes that
-    copy back, as it would then: the newer tab's first news of the other is that save."""
-    context, first, second = two_tabs(browser, request.getfixturevalue(address))
-    tapping, writing = (first, second) if older_tab_taps else (second, first)
-    tap_written_over(tapping, lambda older: saved_late(writing, older))
-    assert [deal["outcome"] for deal in server_match(first)["deals"]] == ["normal", "schneider"]
-    expect(writing.locator(".deals tbody tr")).to_have_count(2)
-    context.close()
-
-
-@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
-def test_a_tab_that_reads_an_older_copy_over_its_tap_before_it_is_told_puts_the_tap_back(
+def test_taps_in_two_tabs_at_the_same_moment_are_all_kept_and_sent_once(
     browser: Browser, request: pytest.FixtureRequest, address: str
 ) -> None:
-    """The browser tells a tab of another tab's save a moment after it is stored, and the tab
-    may read what is stored meanwhile (here to send, back online). Such a save, made from a
-    copy older than the tab's, lost its tap: the tab puts it back and sends it then, not only
-    once it is told. The save is made here by the tab itself, which is never told of it."""
-    context = phone(browser, request.getfixturevalue(address))
-    page = context.new_page()
-    page.goto("/")
-    tap(page, 1, "normal")
-    all_saved(page)
-    tap_written_over(page, lambda older: stored_unseen(page, older))
-    assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal", "schneider"]
-    context.close()
-
-
-def test_a_change_another_tab_took_out_stays_out_when_its_save_came_late(
-    browser: Browser, server: str
-) -> None:
-    """The other tab sent the first tap and took it out, answered, from a copy without the
-    second tap: the second is put back, the first not."""
-    context, first, second = two_tabs(browser, server)
+    """Each tab adds its taps to what is stored in a transaction of its own, which the
+    browser runs one at a time: no tab writes over a copy newer than the one it read."""
+    context, first, second = two_tabs(browser, request.getfixturevalue(address))
     held_back(first)
-    tap(first, 2, "schneider")
-    expect(first.locator("[data-sync]")).to_have_class(re.compile("waiting"))
-    seen = stored(first)
-    tap(first, 1, "wrong_claim")
-    (sent,) = seen["outbox"]
-    match_id = server_match(second)["id"]
-    second.evaluate(
-        """([id, deal]) => fetch(`/api/matches/${id}/deals`, {method: "POST",
-            headers: {"Content-Type": "application/json"}, body: JSON.stringify(deal)})""",
-        [match_id, {key: sent[key] for key in ("player", "outcome", "request_id", "after")}],
-    )
-    saved_late(second, {**seen, "outbox": [], "version": seen["version"] + 1})
-    first.wait_for_function(f"() => JSON.parse(localStorage.getItem('{STORE}')).outbox.length")
-    assert [change["outcome"] for change in stored(first)["outbox"]] == ["wrong_claim"]
+    held_back(second)
+    first.evaluate(BURST, [1, 5])
+    second.evaluate(BURST, [2, 5])
+    stored_once(first, "(saved) => saved.outbox.length === 10")
+    expect(second.locator(".deals tbody tr")).to_have_count(11)
+    expect(first.locator(".deals tbody tr")).to_have_count(11)
     let_through(first)
+    let_through(second)
     all_saved(first)
-    outcomes = [deal["outcome"] for deal in server_match(first)["deals"]]
-    assert outcomes == ["normal", "schneider", "wrong_claim"]
+    all_saved(second)
+    seats = [deal["player"] for deal in server_match(first)["deals"]]
+    assert (seats.count(1), seats.count(2)) == (6, 5)
     context.close()
 
 
-def sent_and_answered(page: Page) -> tuple[Any, Any]:
-    """``page`` (one deal saved) taps a schneider that is held back, then let through and
-    answered: what was stored just before the tap, and while the tap waited."""
-    before = stored(page)
+@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
+def test_a_tab_closed_while_it_sends_leaves_its_tap_to_the_other_which_sends_it_once(
+    browser: Browser, request: pytest.FixtureRequest, address: str
+) -> None:
+    context, first, second = two_tabs_on_a_slow_line(browser, request.getfixturevalue(address))
+    tap(first, 2, "schneider")  # on its way for 1.5 s
+    expect(second.locator(".deals tbody tr")).to_have_count(2)
+    first.close()
+    second.evaluate("() => window.dispatchEvent(new Event('online'))")
+    all_saved(second)
+    assert [deal["outcome"] for deal in server_match(second)["deals"]] == ["normal", "schneider"]
+    context.close()
+
+
+def test_an_undo_of_a_deal_no_tab_has_tried_to_send_withdraws_it(page: Page) -> None:
+    """The first deal waiting is tried (and fails); the second waits behind it, untried."""
+    sent = posts_of_deals(page)
+    page.goto("/")
     held_back(page)
+    tap(page, 1, "normal")
     tap(page, 2, "schneider")
-    expect(page.locator("[data-sync]")).to_have_class(re.compile("waiting"))
-    waiting = stored(page)
+    next_tap(page)
+    page.locator(".undo button").click()
+    stored_once(page, "(saved) => saved.outbox.length === 1")
+    expect(page.locator(".deals tbody tr")).to_have_count(1)
     let_through(page)
     all_saved(page)
-    return before, waiting
-
-
-def told_of(page: Page, old: Any, new: Any) -> Any:
-    """``page`` is told now of another tab's save of ``new`` over ``old``, as the browser
-    tells a tab (a moment late); what is stored right after."""
-    return page.evaluate(
-        f"""([oldValue, newValue]) => {{
-            const told = {{key: "{STORE}", oldValue, newValue}};
-            window.dispatchEvent(new StorageEvent("storage", told));
-            return JSON.parse(localStorage.getItem("{STORE}"));
-        }}""",
-        [json.dumps(old), json.dumps(new)],
-    )
-
-
-@pytest.mark.parametrize("address", ["server", "lan_server"], ids=["secure", "plain http"])
-def test_a_change_sent_since_stays_out_when_the_page_is_told_late_that_a_save_lost_it(
-    browser: Browser, request: pytest.FixtureRequest, address: str
-) -> None:
-    """Another tab saved the copy of before the tap, losing it; the tab that tapped put it
-    back, sent it and took it out, answered, before the browser told it of that save."""
-    context = phone(browser, request.getfixturevalue(address))
-    page = context.new_page()
-    page.goto("/")
-    tap(page, 1, "normal")
-    all_saved(page)
-    before, waiting = sent_and_answered(page)
-    after = told_of(page, waiting, {**before, "version": before["version"] + 1})
-    assert after["outbox"] == []
-    context.close()
-
-
-def test_a_change_sent_since_stays_out_when_a_tab_saves_a_copy_that_still_holds_it(
-    page: Page,
-) -> None:
-    """Another tab read the copy in which the tap waited, and saved it after the tap went."""
-    page.goto("/")
-    tap(page, 1, "normal")
-    all_saved(page)
-    _before, waiting = sent_and_answered(page)
-    stored_unseen(page, {**waiting, "version": waiting["version"] + 1})
-    waits = page.evaluate(
-        """async () => {
-            const outbox = await import("/static/outbox.js"); // the page's own module
-            outbox.reread(); // as before any change, or sending
-            return outbox.state.outbox;
-        }"""
-    )
-    assert waits == []
+    assert [deal["outcome"] for deal in server_match(page)["deals"]] == ["normal"]
+    assert all("schneider" not in (request.post_data or "") for request in sent)
 
 
 def test_at_a_plain_http_address_the_screen_stays_awake_during_a_match(lan_page: Page) -> None:

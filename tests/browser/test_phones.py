@@ -21,6 +21,7 @@ from phones import (
     phone,
     score,
     server_match,
+    stored,
     tap,
 )
 
@@ -70,7 +71,7 @@ def start_new_match(page: Page) -> None:
 
 def match_of(page: Page) -> Any:
     """The match on this phone's screen, as the server has it."""
-    match_id = page.evaluate("JSON.parse(localStorage['santase-counter']).match.id")
+    match_id = stored(page)["match"]["id"]
     return page.evaluate(f"fetch('/api/matches/{match_id}').then(r => r.json())")
 
 
@@ -191,7 +192,7 @@ def test_an_answer_to_the_same_deal_that_comes_after_the_players_choice_is_not_a
             const phone = await import("/static/other-phone.js");
             const outbox = await import("/static/outbox.js");
             phone.settle(...window.__late); // the second sending's answer, late (kept at once)
-            outbox.reread();
+            await outbox.update(() => {}); // after what it keeps
             return outbox.state.outbox.some((each) => each.ask);
         }"""
     )

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from phones import SAME_TAP_MS, all_saved, button, held_clock, name_players, phone, tap
+from phones import SAME_TAP_MS, all_saved, button, held_clock, name_players, phone, stored_once, tap
 
 pytestmark = pytest.mark.slow
 
@@ -222,9 +222,7 @@ def test_enter_in_a_name_field_renames_once(browser: Browser, server: str) -> No
     page.press("#player1", "Enter")  # the field's change, then the form's submit
     expect(page.locator("[data-status]")).to_contain_text("Ivan")
     expect(page.locator("[data-sync]")).not_to_have_class(re.compile("waiting"), timeout=15_000)
-    page.wait_for_function(
-        "() => !JSON.parse(localStorage.getItem('santase-counter')).outbox.length"
-    )
+    stored_once(page, "(saved) => !saved.outbox.length")
     renames = [write for write in writes if write.startswith("PATCH")]
     assert len(renames) == 1, writes
     context.close()

@@ -1,16 +1,20 @@
-// changes.js, the outbox's changes as data: ids, what a save keeps, the merge of another
-// tab's save (docs/sync.md, "Two tabs") and the request each change makes.
+// changes.js, the outbox's changes as data: ids, each change of what is stored
+// (docs/sync.md) and the request each change makes.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { merge, newId, nextSave, parse, request, uidOf } from "../../static/changes.js";
+import { decided } from "../../static/choice.js";
+
+// prettier-ignore
+import { answered, arrival, kept, newId, next, parse, refused, request, takeOut, uidOf, undoLast } from "../../static/changes.js";
 
 const MATCH = "a".repeat(32);
 const OTHER = "b".repeat(32);
 const shown = { id: 7, uid: MATCH, deals: [] };
-const deal = (id, v, match = MATCH) => ({ kind: "deal", id, v, match, player: 1, outcome: "normal", request_id: id });
-// A copy of the stored state, as a tab holds it or localStorage keeps it.
-const copy = ({ outbox = [], ids = {}, version = 1, gone = [] } = {}) => ({ match: shown, outbox, ids, version, gone });
+const deal = (id, match = MATCH) => ({ kind: "deal", id, match, player: 1, outcome: "normal", request_id: id });
+const undo = (id) => ({ kind: "undo", id: `u-${id}`, match: MATCH, request_id: id });
+// What is stored: the match, the outbox, the ids of matches, the version.
+const copy = ({ outbox = [], ids = {}, version = 1 } = {}) => ({ match: shown, outbox, ids, version });
 const idsOf = (changes) => changes.map((change) => change.id);
 
 test("an id is 32 hex digits", () => {
@@ -29,100 +33,151 @@ test("a change belongs to its match, a start to the match it starts", () => {
   assert.deepEqual([uidOf({ match: MATCH }), uidOf({ kind: "start", uid: OTHER })], [MATCH, OTHER]);
 });
 
-// --- a save ---------------------------------------------------------------------------------------
+// --- a change of what is stored --------------------------------------------------------------------
 
-test("a save counts the version up", () => {
-  assert.equal(nextSave(copy({ version: 4 })).version, 5);
+test("a change to be stored counts the version up", () => {
+  assert.equal(kept(copy({ version: 4 })).version, 5);
 });
 
-test("a save keeps the last 64 ids of changes taken out", () => {
-  const gone = Array.from({ length: 70 }, (_, index) => `gone-${index}`);
-  const state = copy({ gone });
-  assert.deepEqual(nextSave(state).gone, gone.slice(6));
-  assert.deepEqual(state.gone, gone.slice(6));
+test("a change to be stored keeps the ids only of matches with changes waiting", () => {
+  const saved = copy({ outbox: [deal("d1")], ids: { [MATCH]: 7, [OTHER]: 8 } });
+  assert.deepEqual(kept(saved).ids, { [MATCH]: 7 });
 });
 
-test("a save keeps the ids only of matches with changes waiting", () => {
-  const state = copy({ outbox: [deal("d1", 1)], ids: { [MATCH]: 7, [OTHER]: 8 } });
-  assert.deepEqual(nextSave(state).ids, { [MATCH]: 7 });
+test("a change taken out leaves the others in order", () => {
+  const saved = copy({ outbox: [deal("d1"), deal("d2"), deal("d3")] });
+  takeOut(saved, (change) => change.id === "d2");
+  assert.deepEqual(idsOf(saved.outbox), ["d1", "d3"]);
 });
 
-test("a save stores the match, the outbox, the ids, the version and gone, nothing else", () => {
-  const stored = nextSave({ ...copy(), rules: {}, extra: 1 });
-  assert.deepEqual(Object.keys(stored), ["match", "outbox", "ids", "version", "gone"]);
+test("undo of a deal no tab has tried to send withdraws it, and nothing travels", () => {
+  const saved = copy({ outbox: [deal("d1"), deal("d2")] });
+  assert.equal(undoLast(saved, undo("d2")), true);
+  assert.deepEqual(idsOf(saved.outbox), ["d1"]);
 });
 
-// --- another tab's save ---------------------------------------------------------------------------
-
-test("what another tab stored becomes this tab's state", () => {
-  const state = copy();
-  const saved = copy({ outbox: [deal("d1", 2)], version: 2 });
-  merge(state, { ...state }, saved);
-  assert.deepEqual(idsOf(state.outbox), ["d1"]);
-  assert.equal(state.version, 2);
+test("undo of a deal tried already goes as a change of its own", () => {
+  const saved = copy({ outbox: [{ ...deal("d1"), tried: true }] });
+  assert.equal(undoLast(saved, undo("d1")), false);
+  assert.deepEqual(idsOf(saved.outbox), ["d1", "u-d1"]);
 });
 
-test("nothing to save when the stored copy is taken as it is", () => {
-  const state = copy();
-  assert.equal(merge(state, { ...state }, copy({ outbox: [deal("d1", 2)], version: 2 })), false);
+test("undo of a deal the server has goes as a change of its own", () => {
+  const saved = copy({ outbox: [deal("d2")] });
+  assert.equal(undoLast(saved, undo("d1")), false);
+  assert.deepEqual(idsOf(saved.outbox), ["d2", "u-d1"]);
 });
 
-test("a change this tab took out stays out of an older stored copy, which is saved again", () => {
-  const state = copy({ version: 3, gone: ["d1"] });
-  const saved = copy({ outbox: [deal("d1", 2), deal("d2", 3)], version: 3 });
-  assert.equal(merge(state, { ...state }, saved), true);
-  assert.deepEqual(idsOf(state.outbox), ["d2"]);
-});
-
-test("the stored ids taken out come last, so that a save keeps the newest", () => {
-  const state = copy({ gone: ["s1", "own"] });
-  merge(state, { ...state }, copy({ gone: ["s1", "s2"] }));
-  assert.deepEqual(state.gone, ["own", "s1", "s2"]);
-});
-
-test("a change lost by a save from an older copy is put back, as added by the next save", () => {
-  // This tab added d2 at version 3; another tab, from a copy before it, saved version 3 too.
-  const before = copy({ outbox: [deal("d1", 2), deal("d2", 3)], ids: { [OTHER]: 9 }, version: 3 });
-  const state = { ...before };
-  const saved = copy({ outbox: [deal("d1", 2)], version: 3 });
-  assert.equal(merge(state, before, saved), true);
+test("the change sent next is the first, marked tried where it is stored", () => {
+  const saved = copy({ outbox: [deal("d1"), deal("d2")] });
+  assert.equal(next(saved).id, "d1");
   assert.deepEqual(
-    state.outbox.map(({ id, v }) => [id, v]),
+    saved.outbox.map((change) => Boolean(change.tried)),
+    [true, false],
+  );
+});
+
+test("nothing is sent next when nothing waits", () => {
+  assert.equal(next(copy()), null);
+});
+
+test("a deal that waits for its player's answer is not marked tried", () => {
+  const saved = copy({ outbox: [{ ...deal("d1"), ask: { question: "?" } }] });
+  assert.ok(next(saved).ask);
+  assert.equal(saved.outbox[0].tried, undefined);
+});
+
+test("an answered change leaves, and its answer is the match", () => {
+  const saved = copy({ outbox: [deal("d1"), deal("d2")] });
+  const answer = { ...shown, deals: [{ number: 1 }] };
+  answered(saved, deal("d1"), answer);
+  assert.deepEqual(idsOf(saved.outbox), ["d2"]);
+  assert.equal(saved.match, answer);
+});
+
+test("the answer to a start gives its match's id to the changes that wait for it", () => {
+  const start = { kind: "start", id: "s", uid: OTHER };
+  const saved = copy({ outbox: [start, deal("d1", OTHER)] });
+  answered(saved, start, { id: 9, uid: OTHER, deals: [] });
+  assert.equal(saved.ids[OTHER], 9);
+  assert.equal(saved.match.uid, OTHER);
+});
+
+test("an answer about another match than the one shown leaves the one shown", () => {
+  const saved = copy({ outbox: [deal("d1", OTHER)] });
+  answered(saved, deal("d1", OTHER), { id: 9, uid: OTHER, deals: [] });
+  assert.equal(saved.match, shown);
+});
+
+test("a refused change leaves, the others stay", () => {
+  const saved = copy({ outbox: [deal("d1"), deal("d2")] });
+  refused(saved, deal("d1"), false);
+  assert.deepEqual(idsOf(saved.outbox), ["d2"]);
+});
+
+test("a change for a match that is gone takes every change of that match with it", () => {
+  const saved = copy({ outbox: [deal("d1"), deal("d2", OTHER), deal("d3")] });
+  refused(saved, deal("d1"), true);
+  assert.deepEqual(idsOf(saved.outbox), ["d2"]);
+});
+
+// --- another phone's match, pushed ----------------------------------------------------------------
+
+const pushed = (deals, played_at = "2026-01-01T10:00:00") => ({ ...shown, played_at, deals: Array(deals).fill({}) });
+
+test("a pushed match with more deals is taken, and says how many came", () => {
+  const saved = copy();
+  saved.match = pushed(1);
+  assert.deepEqual(arrival(saved, pushed(2, "2026-01-01T10:01:00")), { before: 1, after: 2 });
+  assert.equal(saved.match.deals.length, 2);
+});
+
+test("a pushed match is not taken while a change waits to go", () => {
+  const saved = copy({ outbox: [deal("d1")] });
+  assert.equal(arrival(saved, pushed(2)), null);
+});
+
+test("a pushed match older than the one stored is not taken", () => {
+  const saved = copy();
+  saved.match = pushed(2, "2026-01-01T10:01:00");
+  assert.equal(arrival(saved, pushed(3, "2026-01-01T10:00:00")), null);
+  assert.equal(arrival(saved, pushed(1, "2026-01-01T10:01:00")), null);
+});
+
+// --- the player's answer about a deal another phone overtook --------------------------------------
+
+const asked = (extra = {}) => ({ ...deal("d1"), after: 1, ask: { count: 2, deal: 2 }, ...extra });
+
+test("the same deal: this phone's leaves, and the next deals follow the other phone's", () => {
+  const saved = copy({ outbox: [asked(), { ...deal("d2"), after: 2 }] });
+  assert.equal(decided(saved, "d1", "same"), true);
+  assert.deepEqual(
+    saved.outbox.map((change) => [change.id, change.after]),
+    [["d2", 2]],
+  );
+});
+
+test("add mine: it goes again after the deals the match has now, and so do the next", () => {
+  const saved = copy({ outbox: [asked(), { ...deal("d2"), after: 2 }] });
+  decided(saved, "d1", "add");
+  assert.deepEqual(
+    saved.outbox.map((change) => [change.id, change.after, change.ask]),
     [
-      ["d1", 2],
-      ["d2", 4],
+      ["d1", 2, undefined],
+      ["d2", 3, undefined],
     ],
   );
 });
 
-test("a lost change of a match the server has started gets that match's id back", () => {
-  const before = copy({ outbox: [deal("d2", 3, OTHER)], ids: { [OTHER]: 9 }, version: 3 });
-  const state = { ...before };
-  merge(state, before, copy({ version: 3 }));
-  assert.equal(state.ids[OTHER], 9);
+test("mine: the deal corrects the other phone's", () => {
+  const saved = copy({ outbox: [asked({ tried: true })] });
+  decided(saved, "d1", "mine");
+  const [change] = saved.outbox;
+  assert.deepEqual([change.kind, change.number, change.tried, change.after], ["correct", 2, false, undefined]);
 });
 
-test("a newer save than this tab's copy lost nothing: a change gone from it was taken out", () => {
-  const before = copy({ outbox: [deal("d1", 2)], version: 2 });
-  const state = { ...before };
-  assert.equal(merge(state, before, copy({ version: 3 })), false);
-  assert.deepEqual(state.outbox, []);
-});
-
-test("a change taken out is not put back, though a save from an older copy dropped it", () => {
-  const before = copy({ outbox: [deal("d2", 3)], version: 3 });
-  const state = { ...before };
-  merge(state, before, copy({ version: 3, gone: ["d2"] }));
-  assert.deepEqual(state.outbox, []);
-});
-
-test("a storage event's copies say what a save lost, though a later save is stored since", () => {
-  // The event: version 5, which held d5, replaced by a version 4 made from an older copy.
-  const before = copy({ outbox: [deal("d5", 5)], version: 5 });
-  const written = copy({ version: 4 });
-  const state = copy({ version: 5 });
-  merge(state, before, copy({ version: 6 }), written);
-  assert.deepEqual(idsOf(state.outbox), ["d5"]);
+test("an answer given in another tab already changes nothing", () => {
+  assert.equal(decided(copy(), "d1", "same"), false);
 });
 
 // --- the request of each change -------------------------------------------------------------------
@@ -134,17 +189,17 @@ test("a start posts the new match with its uid", () => {
 });
 
 test("a deal posts to the match its start was answered with", () => {
-  const [method, path] = request(deal("d1", 1, OTHER), copy({ ids: { [OTHER]: 9 } }));
+  const [method, path] = request(deal("d1", OTHER), copy({ ids: { [OTHER]: 9 } }));
   assert.deepEqual([method, path], ["POST", "/api/matches/9/deals"]);
 });
 
 test("a deal of the match on the screen posts to that match's id", () => {
-  const [, path] = request(deal("d1", 1), copy());
+  const [, path] = request(deal("d1"), copy());
   assert.equal(path, "/api/matches/7/deals");
 });
 
 test("a deal sends what the server needs, and no more", () => {
-  const [, , body] = request({ ...deal("d1", 1), label: "+1 Ana", after: 3 }, copy());
+  const [, , body] = request({ ...deal("d1"), label: "+1 Ana", after: 3 }, copy());
   assert.deepEqual(body, { player: 1, outcome: "normal", request_id: "d1", after: 3 });
 });
 
