@@ -25,12 +25,12 @@ from counter.web.answers import match_answer as match_json
 from counter.web.browser import (
     current_owner,
     ensure_device,
+    own_key,
     owner_of,
     this_device,
 )
 from counter.web.export_import import streamed
 from counter.web.import_size import check_size
-from counter.web.own import own_key
 from counter.web.security import same_origin_only
 from counter.web.shapes import page_json, shared_json
 
