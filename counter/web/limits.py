@@ -22,19 +22,6 @@ from counter.web.browser import current_owner, made_device
 from counter.web.errors import error_response
 
 WRITE_METHODS = ["POST", "PATCH", "DELETE"]
-# A phone that was offline for an evening sends its taps in one burst.
-DEFAULTS = {
-    "RATELIMIT_WRITES_PER_BROWSER": "600 per minute;6000 per hour",
-    "RATELIMIT_WRITES_PER_ADDRESS": "10 per 10 seconds",
-    "RATELIMIT_IMPORTS": "20 per hour",
-    "RATELIMIT_IMPORTS_PER_ADDRESS": "10 per minute",
-    "RATELIMIT_LINKS": "30 per hour",
-    "RATELIMIT_LINKS_PER_ADDRESS": "10 per minute",
-    "RATELIMIT_HEAVY_READS": "60 per hour",
-    "RATELIMIT_HEAVY_READS_PER_ADDRESS": "30 per minute",
-    "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
-    "RATELIMIT_SWALLOW_ERRORS": True,
-}
 # A Redis that hangs costs one request half a second, then counts go to memory.
 REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 
@@ -106,8 +93,6 @@ heavy_reads = _counted("RATELIMIT_HEAVY_READS", "heavy-reads")
 
 
 def init_app(app: Flask) -> None:
-    for name, value in DEFAULTS.items():
-        app.config.setdefault(name, value)
     if urlsplit(app.config["RATELIMIT_STORAGE_URI"]).scheme in RedisStorage.STORAGE_SCHEME:
         app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", REDIS_OPTIONS)
     limiter.init_app(app)
