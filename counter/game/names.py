@@ -10,9 +10,8 @@ NAME_MAX_LENGTH = 40
 DEFAULT_NAMES: tuple[str, str] = (N_("Player 1"), N_("Player 2"))
 
 ZERO_WIDTH_JOINER = "\u200d"
-# Removed from names: format characters (bidi controls reorder the text around a name,
-# the rest are invisible) and what a font may show as nothing (fillers, joiners, selectors,
-# blank braille). A zero-width joiner or a variation selector stays inside an emoji sequence.
+# Removed from names: format characters (bidi controls, invisibles) and what a font may show
+# as nothing; a zero-width joiner or a variation selector stays inside an emoji sequence.
 _INVISIBLE = "Cf"
 _IGNORABLE = (
     (0x034F, 0x034F),  # combining grapheme joiner

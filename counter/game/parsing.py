@@ -260,8 +260,7 @@ def dry_run(raw: str | None) -> bool:
     return DRY_RUN[raw]
 
 
-# A string, and a colon after it if it is a key. Searched from one to the next, a quote
-# outside a string always opens one.
+# A string, and a colon after it if it is a key.
 JSON_STRING = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")(\s*:)?')
 
 

@@ -1,7 +1,7 @@
 """How much of a match a deal, an undo or a settings change answers with.
 
 ``Prefer: return=minimal`` (RFC 7240) or ``?since=N`` (the deals the client holds) ask for
-the match without its deals but those numbered above N; otherwise the whole match.
+the match without its deals, but for those numbered above N; otherwise it is whole.
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ MESSAGES = {
 }
 
 
-# A kind not named here answers as its first base class that is.
 STATUSES: dict[type[Refusal], int] = {
     NotJson: 415,
     refusals.Malformed: 400,

@@ -51,8 +51,7 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
     return render_template(
         "home.html",
         match=match,
-        # One fresh id per page: resubmitting its forms (double tap, back button, retry)
-        # records its deal, or starts its new match, once.
+        # Fresh per page: its form resubmitted (double tap, back, retry) records once.
         request_id=secrets.token_urlsafe(16),
         new_uid=uuid.uuid4().hex,
         error=None if error is None else words.explain(error),
