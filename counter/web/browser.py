@@ -100,11 +100,6 @@ def ensure_owner() -> str:
     return ensure_device().owner
 
 
-def device_id() -> int | None:
-    device = this_device()
-    return None if device is None else device.id
-
-
 def owner_of(match_id: int, *, reading: bool = False) -> str:
     """This device's key, or for a club table link's match the host's (for writing only
     until the evening ends); without either the match is not found."""

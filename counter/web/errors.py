@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask_babel import gettext, lazy_gettext
@@ -20,8 +20,7 @@ from counter.web import i18n
 
 API_PREFIX = "/api/"
 
-P = ParamSpec("P")
-R = TypeVar("R")
+View = TypeVar("View", bound=Callable[..., Any])
 
 MESSAGES = {
     400: lazy_gettext("The request could not be understood."),
@@ -57,10 +56,10 @@ def retry_headers(refusal: Refusal) -> dict[str, str]:
     return {"Retry-After": "2"} if isinstance(refusal, Busy) else {}
 
 
-def shows_again(render: Callable[[Refusal], Any]) -> Callable[[Callable[P, R]], Callable[P, R]]:
+def shows_again(render: Callable[[Refusal], Any]) -> Callable[[View], View]:
     """Declare the page that shows a form view's form again when it is refused."""
 
-    def register(view: Callable[P, R]) -> Callable[P, R]:
+    def register(view: View) -> View:
         view.__dict__["form_page"] = render
         return view
 

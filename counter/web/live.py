@@ -19,7 +19,7 @@ from counter.game.refusals import N_, NotFound, TooMany
 from counter.services import devices, matches, sharing
 from counter.storage import push
 from counter.storage.models import db
-from counter.web.browser import changed, current_owner, device_id, owner_of
+from counter.web.browser import changed, current_owner, owner_of, this_device
 from counter.web.limits import client_address
 from counter.web.shapes import match_json, shared_from
 
@@ -247,7 +247,7 @@ def match_events(match_id: int) -> Response:
             return False
         return still and matches.owns(owner=owner, match_id=match_id)
 
-    asking = device_id()
+    asking = None if (device := this_device()) is None else device.id
 
     def moved(news: str) -> dict[str, Any] | None:
         to, by = (int(part) for part in news.removeprefix(push.NEXT).split(":"))
