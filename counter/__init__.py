@@ -22,7 +22,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 class PositiveIdConverter(IntegerConverter):
-    """1 to :data:`MAX_ID`, else no match; at most ten digits, so no address costs a huge int."""
+    """1 to :data:`MAX_ID`, at most ten digits, so that no address costs a huge int."""
 
     regex = r"\d{1,10}"
 
@@ -31,13 +31,13 @@ class PositiveIdConverter(IntegerConverter):
 
 
 def _shipped_folder(name: str) -> str:
-    """``counter/<name>`` inside an installed wheel, else the checkout's top-level folder."""
+    """``counter/<name>`` in an installed wheel, else the checkout's top-level folder."""
     inside = PACKAGE_DIR / name
     return str(inside if inside.is_dir() else PACKAGE_DIR.parent / name)
 
 
 class Unindented(Extension):
-    """Strips templates' indentation, bytes phones need not download (no <pre> or <textarea>)."""
+    """Strip templates' indentation: bytes phones need not download (no <pre> or <textarea>)."""
 
     INDENT = re.compile(r"^[ \t]+", re.MULTILINE)
 
@@ -46,8 +46,7 @@ class Unindented(Extension):
 
 
 def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool = False) -> Flask:
-    """Build the app; ``test_config`` replaces the environment, and ``production`` refuses
-    settings fit only for local use (no real key, no host named)."""
+    """``test_config`` replaces the environment; ``production`` refuses local-only settings."""
     app = Flask(
         __name__,
         instance_relative_config=True,
@@ -65,9 +64,8 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
         "ensure_ascii": False,
     }
     db.init_app(app)
-    app.url_map.converters["match_id"] = PositiveIdConverter
-    app.url_map.converters["number"] = PositiveIdConverter
-    app.url_map.converters["id"] = PositiveIdConverter
+    for converter in ("match_id", "number", "id"):
+        app.url_map.converters[converter] = PositiveIdConverter
 
     i18n.init_app(app, str(PACKAGE_DIR / "translations"))
     import_size.init_app(app)
@@ -80,7 +78,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     limits.init_app(app)
     security.init_app(app, exempt=[api.bp, live.bp, health.bp])
 
-    if os.environ.get("FLASK_RUN_FROM_CLI") == "true":  # the flask command: its db commands
+    if os.environ.get("FLASK_RUN_FROM_CLI") == "true":
         migrating.register(app)
     with app.app_context():
         tune_engine(db.engine, lock_timeout_ms=app.config["WRITE_LOCK_TIMEOUT_MS"])

@@ -1,8 +1,4 @@
-"""Configuration: defaults, then the environment (or, in tests, the mapping given).
-
-Locally nothing needs setting: a key is generated into the instance folder. Production
-(:mod:`counter.wsgi`) does not start without a real key and a configured host.
-"""
+"""Settings: defaults, then ``SANTASE_<name>`` from the environment (or a test's mapping)."""
 
 from __future__ import annotations
 
@@ -21,67 +17,61 @@ SECRET_KEY_FILE = "secret_key"
 DATABASE_FILE = "santase.sqlite"
 PLACEHOLDER_SECRETS = frozenset({"", "dev", "change-me", "changeme", "secret", "placeholder"})
 MIN_KEY_BYTES = 32
-# Every setting is read from the environment as SANTASE_<its name>: as a number or
-# true/false where its default is one, a list comma-separated, else as text.
 PREFIX = "SANTASE_"
 RENAMED = {"DATABASE_URL": "SQLALCHEMY_DATABASE_URI"}  # the environment's name: the setting
-# Deprecated names, still read with a warning (SANTASE_ wins): FLASK_<name>, and these.
+# The release before's names, read with a warning until the next one: FLASK_<name>, and these.
 OLD_PREFIX = "FLASK_"
-OLD_NAMES = frozenset(
-    {
-        "DATABASE_URL",
-        "SECRET_KEY",
-        "SECRET_KEY_FILE",
-        "SECRET_KEY_FALLBACKS",
-        "TRUSTED_HOSTS",
-        "SERVER_NAME",
-        "RATELIMIT_STORAGE_URI",
-        "RATELIMIT_WRITES_PER_BROWSER",
-        "RATELIMIT_WRITES_PER_ADDRESS",
-        "RATELIMIT_IMPORTS",
-        "RATELIMIT_LINKS",
-        "PUSH_URL",
-        "PUSH_CHANNEL",
-    }
-)
-LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
-# PostgreSQL: a database that does not answer fails a request in 3 s (503), not minutes.
-POSTGRESQL_ENGINE_OPTIONS: dict[str, Any] = {
-    "connect_args": {"connect_timeout": 3},
-    "pool_pre_ping": True,  # a connection the server closed (restarted) is replaced unseen
+OLD_NAMES = {
+    "DATABASE_URL",
+    "SECRET_KEY",
+    "SECRET_KEY_FILE",
+    "SECRET_KEY_FALLBACKS",
+    "TRUSTED_HOSTS",
+    "SERVER_NAME",
+    "RATELIMIT_STORAGE_URI",
+    "RATELIMIT_WRITES_PER_BROWSER",
+    "RATELIMIT_WRITES_PER_ADDRESS",
+    "RATELIMIT_IMPORTS",
+    "RATELIMIT_LINKS",
+    "PUSH_URL",
+    "PUSH_CHANNEL",
 }
+LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 
 
 def configure(
     app: Flask, test_config: Mapping[str, Any] | None, *, production: bool = False
 ) -> None:
-    """Fill ``app.config``; read once, before the extensions are set up."""
     instance = Path(app.instance_path)
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance / DATABASE_FILE}",
         PERMANENT_SESSION_LIFETIME=timedelta(days=365),
-        # Sent when it changes, or when its device is back after a while (web/browser.py).
         SESSION_REFRESH_EACH_REQUEST=False,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         MAX_CONTENT_LENGTH=64 * 1024,
-        IMPORT_MAX_BYTES=16 * 1024 * 1024,  # one import, by page or API; every other request 64 KB
+        IMPORT_MAX_BYTES=16 * 1024 * 1024,
         AUTO_MIGRATE=True,
         TRUSTED_PROXIES=0,
-        RATELIMIT_STORAGE_URI="memory://",
-        # How long a write waits for the database's lock before answering 503 (try again).
         WRITE_LOCK_TIMEOUT_MS=5000,
         RATELIMIT_ENABLED=True,
-        # Live pages (counter.web.live): open streams per process, per browser (or share
-        # link) and per address; a quiet stream's heartbeat, and its longest life before a
-        # reconnect (each lasts between 75 % and all of it).
+        RATELIMIT_STORAGE_URI="memory://",
+        RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True,  # Redis down: count in memory, refuse nothing
+        RATELIMIT_SWALLOW_ERRORS=True,
+        # A phone that was offline for an evening sends its taps in one burst.
+        RATELIMIT_WRITES_PER_BROWSER="600 per minute;6000 per hour",
+        RATELIMIT_WRITES_PER_ADDRESS="10 per 10 seconds",
+        RATELIMIT_IMPORTS="20 per hour",
+        RATELIMIT_IMPORTS_PER_ADDRESS="10 per minute",
+        RATELIMIT_LINKS="30 per hour",
+        RATELIMIT_LINKS_PER_ADDRESS="10 per minute",
+        RATELIMIT_HEAVY_READS="60 per hour",
+        RATELIMIT_HEAVY_READS_PER_ADDRESS="30 per minute",
         PUSH_URL=None,
-        PUSH_CHANNEL="santase:matches",  # one per site that shares a Redis
+        PUSH_CHANNEL="santase:matches",
         LIVE_STREAMS_PER_PROCESS=150,
         LIVE_STREAMS_PER_BROWSER=8,
-        # A club evening behind one router: 30 tables' 60 phones, a board and 20 spectators
-        # are 81 streams; a second tab now and then fits too.
-        LIVE_STREAMS_PER_ADDRESS=120,
+        LIVE_STREAMS_PER_ADDRESS=120,  # a club evening of 30 tables behind one router
         LIVE_HEARTBEAT_S=15,
         LIVE_LIFETIME_S=300,
     )
@@ -119,7 +109,10 @@ def configure(
 def from_environment(
     environ: Mapping[str, str], defaults: Mapping[str, Any]
 ) -> tuple[dict[str, Any], list[str]]:
-    """The settings the environment gives, and the old names it gives them by."""
+    """The settings the environment gives, and the old names it gives them by.
+
+    A setting whose default is a number or true/false is read as one, a list comma-separated.
+    """
     found: dict[str, Any] = {}
     old = sorted(name for name in environ if name.startswith(OLD_PREFIX) or name in OLD_NAMES)
     named = [(name, name.removeprefix(OLD_PREFIX)) for name in old]
@@ -144,7 +137,6 @@ def _value(raw: str, setting: str, default: Any) -> Any:
 
 
 def require_production_settings(config: Mapping[str, Any]) -> None:
-    """Refuse to serve a public site with settings meant for a kitchen table."""
     if not config.get("SECRET_KEY") and not config.get("SECRET_KEY_FILE"):
         raise RuntimeError(
             "SANTASE_SECRET_KEY is not set. In production every server of the site needs the "
@@ -161,7 +153,7 @@ def require_production_settings(config: Mapping[str, Any]) -> None:
 
 
 def database_url(url: str) -> str:
-    """Send PostgreSQL URLs to psycopg 3, the driver this project installs."""
+    """Send PostgreSQL URLs to psycopg 3."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url.removeprefix(prefix)
@@ -169,9 +161,8 @@ def database_url(url: str) -> str:
 
 
 def create_private_file(url: str) -> None:
-    """Create the SQLite file of ``url``, if it is none yet, readable by its owner alone, as
-    the secret key is: it holds the players' names. SQLite gives its -wal and -shm files
-    the same mode. One that exists is left as it is."""
+    """Create the SQLite file, if it is none yet, readable by its owner alone (the players'
+    names); SQLite gives its -wal and -shm files the same mode."""
     database = make_url(url).database
     if not database or database == ":memory:" or database.startswith("file:"):
         return
@@ -182,26 +173,17 @@ def create_private_file(url: str) -> None:
 
 
 def engine_options(url: str, configured: Mapping[str, Any]) -> dict[str, Any]:
-    """SQLAlchemy's engine options: those configured, over ours (for PostgreSQL more).
-
-    ``hide_parameters`` keeps statements' parameters (browser keys) out of errors and logs.
-    """
-    if not url.startswith("postgresql"):
-        return {"hide_parameters": True, **configured}
-    connect_args = {
-        **POSTGRESQL_ENGINE_OPTIONS["connect_args"],
-        **configured.get("connect_args", {}),
-    }
-    return {
-        "hide_parameters": True,
-        **POSTGRESQL_ENGINE_OPTIONS,
-        **configured,
-        "connect_args": connect_args,
-    }
+    """Those configured, over ours: parameters (browser keys) kept out of errors and logs;
+    for PostgreSQL a 503 within 3 s when the database does not answer, and a connection the
+    server closed replaced unseen."""
+    options = {"hide_parameters": True, **configured}
+    if url.startswith("postgresql"):
+        options.setdefault("pool_pre_ping", True)
+        options["connect_args"] = {"connect_timeout": 3, **configured.get("connect_args", {})}
+    return options
 
 
 def check_key(key: str, *, strict: bool, name: str = "SECRET_KEY") -> str:
-    """Refuse a placeholder key, and in production one shorter than 32 bytes."""
     if key.strip().lower() in PLACEHOLDER_SECRETS:
         raise RuntimeError(
             f"{name} is empty or a placeholder; set it to a long random value, e.g. "
@@ -218,7 +200,6 @@ def check_key(key: str, *, strict: bool, name: str = "SECRET_KEY") -> str:
 def secret_key(
     configured: object, instance: Path, *, key_file: object = None, strict: bool = False
 ) -> str:
-    """The configured key, the one in ``key_file``, or one generated once for local use."""
     if configured is not None:
         return check_key(str(configured), strict=strict)
     if key_file is not None:

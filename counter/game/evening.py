@@ -1,10 +1,6 @@
 """A club evening's rules: who plays whom each round, and the standings, from the results.
 
-Three formats: everyone plays everyone (the circle method, a bye for an odd number),
-Swiss (equal wins meet, no pair twice while avoidable, the bye to the lowest without
-one) and three lives (the living paired at random, a lost match costs a life, ranked by
-the order of elimination). Randomness is seeded by the evening and the round, so a round
-drawn again is the same round. Nothing here is stored: it is worked out from the tables.
+Randomness is seeded by the evening and the round, so a round drawn again is the same round.
 """
 
 from __future__ import annotations
@@ -33,8 +29,7 @@ class Format(StrEnum):
 
 @dataclass(frozen=True)
 class TableSettings:
-    """What every table's match of an evening is started with: one value, passed to the
-    match-start service as it is."""
+    """What every table's match of an evening is started with."""
 
     target: int
     rules: HouseRules
@@ -57,8 +52,6 @@ class Player:
 
 @dataclass(frozen=True)
 class Table:
-    """One round's table: its result as the match (or the host, for an absent player) says."""
-
     round: int
     players: Pairing
     scores: tuple[int, int] = (0, 0)
@@ -80,7 +73,7 @@ class Standing:
 
 
 def check_players(names: Sequence[str]) -> list[str]:
-    """The players' names, tidied (blank lines left out): 2 to 64, no name twice."""
+    """The players' names, tidied, blank lines left out."""
     given = [name for name in names if name.strip()]
     tidied = [parse_name(name, seat, name) for seat, name in enumerate(given, 1)]
     if len(tidied) < MIN_PLAYERS:
@@ -100,7 +93,7 @@ def in_play(player: Player, round_number: int) -> bool:
 
 
 def rounds_of(fmt: Format, players: Sequence[Player], swiss_rounds: int) -> int | None:
-    """How many rounds the evening has; None for three lives (until one is left)."""
+    """None for three lives: until one is left."""
     if fmt is Format.ROUND_ROBIN:
         entrants = sum(1 for each in players if each.joined == 1)
         return entrants - 1 + entrants % 2
@@ -108,8 +101,7 @@ def rounds_of(fmt: Format, players: Sequence[Player], swiss_rounds: int) -> int 
 
 
 def circle(ids: Sequence[int], round_number: int) -> list[Pairing]:
-    """Round ``round_number`` of the circle method: the first stays, the rest turn; the
-    odd one out (facing the empty seat) has the bye."""
+    """Round ``round_number`` of the circle method; the one facing the empty seat has the bye."""
     seats: list[int | None] = list(ids) + ([None] if len(ids) % 2 else [])
     turn = (round_number - 1) % (len(seats) - 1)
     seats = [seats[0], *seats[len(seats) - turn :], *seats[1 : len(seats) - turn]]
@@ -120,7 +112,7 @@ def circle(ids: Sequence[int], round_number: int) -> list[Pairing]:
 def pairings(
     fmt: Format, players: Sequence[Player], tables: Sequence[Table], round_number: int, seed: str
 ) -> list[Pairing]:
-    """Who plays whom in ``round_number``, the bye (if any) last."""
+    """Who plays whom, the bye (if any) last."""
     if fmt is Format.ROUND_ROBIN:
         entrants = [each.id for each in players if each.joined == 1]
         playing = {each.id for each in players if in_play(each, round_number)}
@@ -148,9 +140,8 @@ def pairings(
 def _pair(
     order: list[int], met: set[frozenset[int | None]], budget: list[int] | None = None
 ) -> list[Pairing] | None:
-    """The first in order meets the next it has not met, backtracking where that leaves
-    the rest unpairable; None if there is no such pairing, or none found in a few
-    thousand steps (then pairs may repeat)."""
+    """The first in order meets the next it has not met, backtracking; None if no such
+    pairing is found within the step budget (then pairs may repeat)."""
     budget = [PAIRING_STEPS] if budget is None else budget
     if not order:
         return []
@@ -224,8 +215,7 @@ def next_round(
     swiss_rounds: int,
     seed: str,
 ) -> tuple[int, list[Pairing]] | None:
-    """The next round's number and pairings, once every table of this one has finished;
-    None when the evening's rounds are over."""
+    """The next round's number and pairings; None when the evening's rounds are over."""
     played = max((table.round for table in tables), default=0)
     if any(table.winner is None and not table.bye for table in tables):
         raise RoundNotOver(N_("Every table has to finish its match before the next round."))

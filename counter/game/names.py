@@ -1,8 +1,4 @@
-"""Players' names: tidied once on the way in, so that one player is always one name.
-
-Names are compared as stored (a series counts per pair of names), so look-alike and
-blank-looking names are settled here.
-"""
+"""Players' names, tidied once on the way in, so that one player is always one name."""
 
 from __future__ import annotations
 
@@ -11,13 +7,11 @@ import unicodedata
 from counter.game.refusals import N_, Invalid
 
 NAME_MAX_LENGTH = 40
-# English; each page shows them in its own language (i18n.default_names).
 DEFAULT_NAMES: tuple[str, str] = (N_("Player 1"), N_("Player 2"))
 
 ZERO_WIDTH_JOINER = "\u200d"
-# Removed from names: format characters (bidi controls reorder the text around a name,
-# the rest are invisible) and what a font may show as nothing (fillers, joiners, selectors,
-# blank braille). A zero-width joiner or a variation selector stays inside an emoji sequence.
+# Removed from names: format characters (bidi controls, invisibles) and what a font may show
+# as nothing; a zero-width joiner or a variation selector stays inside an emoji sequence.
 _INVISIBLE = "Cf"
 _IGNORABLE = (
     (0x034F, 0x034F),  # combining grapheme joiner
@@ -51,8 +45,7 @@ def _visible(name: str) -> str:
 
 
 def _unshowable(char: str) -> bool:
-    """A control, private-use or surrogate code point, or a noncharacter. Unassigned ones
-    pass: the phones may know them (a newer emoji) though this Python does not."""
+    """Unassigned code points pass: a phone may know them (a newer emoji) though Python not."""
     code = ord(char)
     if 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE:  # noncharacters, for good
         return True
@@ -60,15 +53,13 @@ def _unshowable(char: str) -> bool:
 
 
 def parse_name(value: object, seat: int, default: str | None = None) -> str:
-    """A player's name, tidied (NFC, invisible characters out, spaces folded); a blank one is
-    the default. Refused: not text, unshowable, or over :data:`NAME_MAX_LENGTH` as sent or
-    tidied."""
+    """A player's name: NFC, invisible characters out, spaces folded; blank is the default."""
     fallback = default or DEFAULT_NAMES[seat - 1]
     if value is None:
         return fallback
     if not isinstance(value, str):
         raise Invalid(N_("The name of player %(seat)s must be text."), seat=seat)
-    # Counted as sent too, so that the limit is one a client can check (the API's maxLength).
+    # Counted as sent too, so that a client can check it (the API's maxLength).
     if len(value) > NAME_MAX_LENGTH:
         raise _too_long(seat, len(value))
     name = " ".join(_visible(unicodedata.normalize("NFC", value)).split())
@@ -95,7 +86,6 @@ def _too_long(seat: int, length: int) -> Invalid:
 def parse_names(
     first: object, second: object, defaults: tuple[str, str] = DEFAULT_NAMES
 ) -> tuple[str, str]:
-    """Both players' names, refused if they are the same but for case."""
     names = (parse_name(first, 1, defaults[0]), parse_name(second, 2, defaults[1]))
     if names[0].casefold() == names[1].casefold():
         raise Invalid(

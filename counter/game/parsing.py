@@ -1,8 +1,7 @@
 """What a request sends, read into the typed values the services take, or refused with why.
 
-Pure Python, used by the forms, the API and the import, so no service gets an unchecked
-value. JSON values arrive as JSON has them (``7`` or ``7.0``, never ``true`` or ``"7"``);
-form and query-string values arrive as text and have readers of their own (below).
+JSON values arrive as JSON has them (``7`` or ``7.0``, never ``true`` or ``"7"``); form and
+query-string values arrive as text and have readers of their own.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from counter.game.names import DEFAULT_NAMES, parse_names
 from counter.game.refusals import N_, Invalid, Malformed, as_sent
@@ -32,7 +31,7 @@ from counter.game.scoring import (
 
 UID_PATTERN = "[0-9a-f]{32}"
 REQUEST_ID_MAX_LENGTH = 64
-TIMESTAMP_MAX_LENGTH = 40  # far more than ISO 8601 needs, offset and fractions included
+TIMESTAMP_MAX_LENGTH = 40
 # ISO 8601 as an export writes it, or less precise; the OpenAPI file's FileTime pattern.
 TIMESTAMP_PATTERN = (
     r"20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"  # a date of 2000 to 2099,
@@ -42,6 +41,7 @@ TIMESTAMP_PATTERN = (
 EARLIEST, LATEST = datetime(2000, 1, 1), datetime(2100, 1, 1)
 NUMBER_MAX_DIGITS = 10
 
+T = TypeVar("T")
 # House rules as a request changes them: the switches it names and their new choices.
 RuleChanges = Mapping[str, StrEnum]
 
@@ -50,43 +50,36 @@ class NotJson(Malformed):
     """A body that does not say it is JSON."""
 
 
-# --- single values -------------------------------------------------------------------
-
-
 def whole(value: object) -> bool:
-    """Whether ``value`` is a whole number as JSON has it: 7 or 7.0, never true or "7"."""
     if isinstance(value, float):
         return value.is_integer()
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def seat(value: object) -> Seat:
-    """Seat 1 or 2; anything else (booleans included) is refused."""
     if whole(value) and value in SEATS:
         return 1 if value == 1 else 2  # 1.0 from JSON is seat 1
     raise Invalid(N_("The player must be 1 or 2, not %(value)s."), value=as_sent(value))
 
 
 def receiver(outcome: Outcome, value: object) -> Seat | None:
-    """The seat that receives a deal's points; a tie has none (the rules refuse one)."""
     if outcome is Outcome.TIE and value is None:
         return None
     return seat(value)
 
 
+def _one_of(value: object, choices: Mapping[str, T], message: str) -> T:
+    if isinstance(value, str) and value in choices:
+        return choices[value]
+    raise Invalid(message, value=as_sent(value), names=", ".join(choices))
+
+
 def outcome(value: object) -> Outcome:
-    """The outcome named by ``value``, or say which names exist."""
-    if isinstance(value, str) and value in Outcome._value2member_map_:
-        return Outcome(value)
-    raise Invalid(
-        N_("Unknown outcome %(value)s: choose one of %(names)s."),
-        value=as_sent(value),
-        names=", ".join(outcome.value for outcome in Outcome),
-    )
+    named = {each.value: each for each in Outcome}
+    return _one_of(value, named, N_("Unknown outcome %(value)s: choose one of %(names)s."))
 
 
 def target(value: object) -> int:
-    """A target the counter offers, or say which ones it does."""
     if whole(value) and value in TARGETS:
         return int(cast(float, value))
     raise Invalid(
@@ -98,29 +91,16 @@ def target(value: object) -> int:
 
 
 def game(value: object) -> GameName:
-    """The game named ``value``, or say which games the counter knows."""
-    if isinstance(value, str) and value in GameName._value2member_map_:
-        return GameName(value)
-    raise Invalid(
-        N_("There is no game %(value)s: choose one of %(names)s."),
-        value=as_sent(value),
-        names=", ".join(GameName),
-    )
+    named = {each.value: each for each in GameName}
+    return _one_of(value, named, N_("There is no game %(value)s: choose one of %(names)s."))
 
 
 def preset(value: object) -> Preset:
-    """The preset named ``value``, or say which presets exist."""
-    if isinstance(value, str) and value in PRESETS:
-        return PRESETS[value]
-    raise Invalid(
-        N_("There is no preset %(value)s: choose one of %(names)s."),
-        value=as_sent(value),
-        names=", ".join(PRESETS),
-    )
+    return _one_of(value, PRESETS, N_("There is no preset %(value)s: choose one of %(names)s."))
 
 
 def rule_changes(value: object) -> RuleChanges:
-    """Switches spelled as :meth:`~counter.game.scoring.HouseRules.as_dict` does, each checked."""
+    """Switches spelled as ``HouseRules.as_dict`` does, each checked."""
     if not isinstance(value, dict):
         raise Invalid(N_("Send the house rules as an object of switches."))
     switches = {switch.name: switch for switch in HouseRules.switches()}
@@ -142,18 +122,16 @@ def rule_changes(value: object) -> RuleChanges:
 
 
 def house_rules(value: object, base: HouseRules = DEFAULT_RULES) -> HouseRules:
-    """Rules from switches spelled as ``as_dict`` does; the switches not named as in ``base``."""
     return changed_rules(base, rule_changes(value))
 
 
 def changed_rules(base: HouseRules, changes: RuleChanges) -> HouseRules:
-    chosen: dict[str, Any] = dict(changes)  # each choice checked against its switch's kind
+    chosen: dict[str, Any] = dict(changes)
     return dataclasses.replace(base, **chosen)
 
 
 def players(value: object, defaults: tuple[str, str] = DEFAULT_NAMES) -> tuple[str, str]:
-    """Two names sent as a list (the API and imports), tidied as a form's are; an empty
-    name is the default, a null one refused."""
+    """Two names sent as a list; an empty one is the default, a null one refused."""
     if not isinstance(value, list | tuple) or len(value) != 2:
         raise Invalid(N_("Give exactly two player names."))
     for number, name in enumerate(value, start=1):
@@ -163,15 +141,12 @@ def players(value: object, defaults: tuple[str, str] = DEFAULT_NAMES) -> tuple[s
 
 
 def uid(value: object) -> str:
-    """A match's uid: 32 lowercase hexadecimal digits (a UUID without its dashes)."""
     if isinstance(value, str) and re.fullmatch(UID_PATTERN, value):
         return value
     raise Invalid(N_("A match uid is 32 lowercase hexadecimal digits."))
 
 
 def request_id(value: object) -> str | None:
-    """A client's id for one tap, or none: 1 to 64 printable ASCII characters (safe in a
-    query string, one byte each when stored)."""
     if value is None:
         return None
     if (
@@ -187,7 +162,6 @@ def request_id(value: object) -> str | None:
 
 
 def deal_count(value: object) -> int:
-    """How many deals a phone knew a match to have: a whole number from 0 up to a full match."""
     if isinstance(value, int | float) and whole(value) and 0 <= value <= MAX_DEALS_PER_MATCH:
         return int(value)
     raise Invalid(
@@ -203,8 +177,7 @@ def flag(value: object, field: str) -> bool:
 
 
 def timestamp(value: object) -> datetime:
-    """A time written by an export (ISO 8601, :data:`TIMESTAMP_PATTERN`), as naive UTC,
-    within this century."""
+    """A time written by an export, as naive UTC, within this century."""
     if (
         isinstance(value, str)
         and len(value) <= TIMESTAMP_MAX_LENGTH
@@ -228,8 +201,6 @@ def timestamp(value: object) -> datetime:
     )
 
 
-# --- numbers written as text (addresses, query strings, forms) -------------------------
-
 NUMBERS = {
     "page": N_("The page number must be a whole number from 1 up."),
     "number": N_("The deal number must be a whole number from 1 up."),
@@ -238,13 +209,11 @@ NUMBERS = {
 
 
 def not_a_number(field: str) -> Malformed:
-    """The refusal of a field that should hold a whole number from 1 up."""
     return Malformed(NUMBERS.get(field, N_("A whole number from 1 up is needed here.")))
 
 
 def query_number(raw: str | None, field: str) -> int | None:
-    """A number from the API's query string: ASCII digits, 1 up, at most ten digits after
-    leading zeros; none when absent."""
+    """ASCII digits, 1 up, at most ten digits after leading zeros; none when absent."""
     if raw is None:
         return None
     digits = raw.lstrip("0")
@@ -254,7 +223,6 @@ def query_number(raw: str | None, field: str) -> int | None:
 
 
 def form_number(raw: str, field: str, *, most: int) -> int | None:
-    """A positive whole number from a form, at most ``most``; none when the field is empty."""
     if raw == "":
         return None
     if (
@@ -267,19 +235,17 @@ def form_number(raw: str, field: str, *, most: int) -> int | None:
 
 
 def page_number(raw: str) -> int:
-    """A page number from an address; 0 or too far is for the history to refuse in its words."""
+    """0 or too far is for the history to refuse in its words."""
     if not (raw.isascii() and raw.isdigit()) or len(raw) > NUMBER_MAX_DIGITS:
         raise not_a_number("page")
     return int(raw)
 
 
 def seat_text(raw: str) -> Seat:
-    """A seat from a form: "1" or "2"; anything else is refused as the text it is."""
     return seat(int(raw) if raw in ("1", "2") else raw)
 
 
 def target_text(raw: str) -> int:
-    """A target from a form: its digits, refused as the text it is if it has none."""
     return target(int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else raw)
 
 
@@ -287,7 +253,6 @@ DRY_RUN = {"1": True, "true": True, "0": False, "false": False}
 
 
 def dry_run(raw: str | None) -> bool:
-    """The import's ``?dry_run=``: 1 or true only reports, 0, false or nothing imports."""
     if raw is None:
         return False
     if raw not in DRY_RUN:
@@ -295,20 +260,13 @@ def dry_run(raw: str | None) -> bool:
     return DRY_RUN[raw]
 
 
-# --- JSON bodies ---------------------------------------------------------------------
-
-
-# A string, and a colon after it if it is a key. Searched from one to the next, a quote
-# outside a string always opens one.
+# A string, and a colon after it if it is a key.
 JSON_STRING = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")(\s*:)?')
 
 
 def keys_within(raw: bytes | str, most: int) -> bool:
-    """Whether the JSON text ``raw`` names at most ``most`` different keys, in all its objects.
-
-    Counted without parsing, so a million keys are refused before the parser holds them
-    in memory. A text that is not JSON may pass: parsing it then says so.
-    """
+    """Whether the JSON text ``raw`` names at most ``most`` different keys, counted without
+    parsing so that a million keys are refused before the parser holds them."""
     if isinstance(raw, bytes):
         raw = raw.decode(json.detect_encoding(raw), "replace")
     keys: set[str] = set()
@@ -325,7 +283,7 @@ def _not_json(constant: str) -> None:
 
 
 def json_value(raw: bytes | str) -> Any:
-    """JSON as the standard has it (no NaN or Infinity); ValueError if it is not JSON."""
+    """JSON without NaN or Infinity; ValueError if it is not JSON."""
     try:
         return json.loads(raw, parse_constant=_not_json)
     except RecursionError:
@@ -335,8 +293,7 @@ def json_value(raw: bytes | str) -> Any:
 def json_object(
     raw: bytes, *, allowed: frozenset[str], nullable: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
-    """A request body that is a JSON object of ``allowed`` fields, none null but those
-    ``nullable``; an empty body is ``{}``. 400 if unreadable, 422 for a wrong field."""
+    """A JSON object of ``allowed`` fields, none null but those ``nullable``; empty is ``{}``."""
     if not raw:
         return {}
     try:

@@ -1,7 +1,4 @@
-"""Why a request changes nothing: the kinds of refusal, free of HTTP.
-
-The web layer gives each kind its status in :data:`counter.web.errors.STATUSES`.
-"""
+"""Why a request changes nothing: the kinds of refusal, free of HTTP (statuses: web/errors.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +11,8 @@ def N_(message: str) -> str:  # noqa: N802 - the name gettext tools look for
 
 
 class Refusal(Exception):
-    """Input or a state the counter cannot accept, explained for the players.
-
-    ``message``: an English template marked with :func:`N_`, translated when shown and
-    filled with ``params`` (which may be refusals in turn); ``str()`` gives it in English.
-    """
+    """``message``, marked with :func:`N_`, is translated when shown and filled with
+    ``params`` (which may be refusals in turn)."""
 
     def __init__(self, message: str, **params: object) -> None:
         super().__init__(message % params if params else message)
@@ -59,14 +53,13 @@ class TooMany(Refusal):
 
 
 class Busy(Refusal):
-    """The database could not take the write in time; the client should try again soon."""
+    """The database could not take the write in time; try again soon."""
 
 
 QUOTED_MAX_LENGTH = 40
 
 
 def as_sent(value: object) -> str:
-    """A value as the request sent it (JSON spelling), cut short for a message."""
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):

@@ -17,45 +17,27 @@ from counter.services import archive, deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.storage.repository import MatchNotFound
 from counter.web import answers, errors, i18n, limits, overtaken, shapes
-
-# Every match this API answers with goes through match_answer: the whole match, or for a
-# deal, an undo or a settings change that asked for less (Prefer: return=minimal, ?since=N),
-# only what the client lacks (counter/web/answers.py).
 from counter.web.answers import match_answer as match_json
-from counter.web.browser import (
-    current_owner,
-    ensure_device,
-    owner_of,
-    this_device,
-)
+from counter.web.browser import current_owner, ensure_device, own_key, owner_of, this_device
 from counter.web.export_import import streamed
 from counter.web.import_size import check_size
-from counter.web.own import own_key
 from counter.web.security import same_origin_only
 from counter.web.shapes import page_json, shared_json
 
 bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
-# JSON bodies cannot be sent cross-site without CORS, which this API does not
-# grant; a browser's Origin header settles the rest. Forms use CSRF tokens.
 bp.before_request(same_origin_only)
 bp.before_request(answers.read_preference)
 bp.after_request(answers.mark_preference)
 
 T = TypeVar("T")
 
-
 JSON_ONLY = N_("Send the request body as JSON (Content-Type: application/json).")
-# What an operation that takes no body accepts: nothing, or an empty JSON object.
 NO_FIELDS: frozenset[str] = frozenset()
-# Fields whose null means something: a tied deal's player is nobody.
 NULLABLE = frozenset({"player"})
 
 
 def json_body(allowed: frozenset[str]) -> dict[str, Any]:
-    """The request's JSON object: 415 if not JSON, 400 if malformed, 422 for unknown fields.
-
-    An empty body is an empty object, when it claims no other type.
-    """
+    """The request's JSON object; an empty body, claiming no other type, is ``{}``."""
     raw = request.get_data(cache=True)
     if (request.mimetype or raw) and not request.is_json:
         raise NotJson(JSON_ONLY)
@@ -68,7 +50,6 @@ def _created(match: MatchView) -> tuple[dict[str, Any], int, dict[str, str]]:
 
 
 def _optional(body: dict[str, Any], field: str, parse: Callable[[Any], T]) -> T | None:
-    """A field of the body read by ``parse``; none when it was left out."""
     return None if field not in body else parse(body[field])
 
 
@@ -82,18 +63,29 @@ def _query_number(name: str) -> int | None:
 
 @bp.get("/openapi.yaml")
 def openapi() -> Response:
-    """The OpenAPI description of this API, as shipped in the package."""
     spec = Path(__file__).with_name("openapi.yaml").read_bytes()
     return Response(spec, mimetype="application/yaml")
 
 
 @bp.get("/matches")
 def list_matches() -> dict[str, Any]:
-    """This browser's matches, newest first, a page at a time (``?page=N``)."""
+    """This browser's matches, newest first."""
     return page_json(matches.list_matches(owner=current_owner(), page=_query_number("page") or 1))
 
 
 MATCH_SETTINGS = frozenset({"game", "target", "players", "rules", "preset", "first_dealer"})
+
+
+def _settings(body: dict[str, Any]) -> dict[str, Any]:
+    """The match settings the body names, read; None for those it leaves out."""
+    return {
+        "names": _optional(body, "players", _names),
+        "preset": _optional(body, "preset", parsing.preset),
+        "target": _optional(body, "target", parsing.target),
+        "rules": _optional(body, "rules", parsing.rule_changes),
+        "first_dealer": _optional(body, "first_dealer", parsing.seat),
+        "game": _optional(body, "game", parsing.game),
+    }
 
 
 @bp.post("/matches")
@@ -101,31 +93,20 @@ def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]
     """Start a new match; the same ``uid`` again answers the match it started (200)."""
     body = json_body(MATCH_SETTINGS | {"uid"})
     uid = _optional(body, "uid", parsing.uid)
-    preset = _optional(body, "preset", parsing.preset)
-    rules = _optional(body, "rules", parsing.rule_changes)
-    names = _optional(body, "players", _names)
-    target = _optional(body, "target", parsing.target)
-    first_dealer = _optional(body, "first_dealer", parsing.seat)
-    game = _optional(body, "game", parsing.game)
+    settings = _settings(body)
     device = ensure_device()
     match, started = matches.start_match(
         owner=device.owner,
         device=device,
         uid=uid,
-        target=target,
-        names=names,
-        rules=rules,
-        preset=preset,
-        first_dealer=first_dealer,
         default_names=i18n.default_names(),
-        game=game,
+        **settings,
     )
     return _created(match) if started else match_json(match)
 
 
 @bp.get("/matches/current")
 def current_match() -> dict[str, Any]:
-    """The match on this device's screen; for a device without one, the one played in last."""
     match = matches.current_match(owner=current_owner(), device=this_device())
     if match is None:
         raise MatchNotFound(N_("This browser has no match yet."))
@@ -134,42 +115,24 @@ def current_match() -> dict[str, Any]:
 
 @bp.get("/matches/<match_id:match_id>")
 def show_match(match_id: int) -> dict[str, Any]:
-    """One match with all its deals."""
     return match_json(matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id))
 
 
 @bp.patch("/matches/<match_id:match_id>")
 def change_match(match_id: int) -> dict[str, Any]:
-    """Switch the target, rename the players, change the house rules, the first dealer or
-    (before the first deal) the game."""
     body = json_body(MATCH_SETTINGS | {"play_on"})
     owner = owner_of(match_id)
     play_on = parsing.flag(body.get("play_on", False), "play_on")
-    names = _optional(body, "players", _names)
-    preset = _optional(body, "preset", parsing.preset)
-    target = _optional(body, "target", parsing.target)
-    rules = _optional(body, "rules", parsing.rule_changes)
-    first_dealer = _optional(body, "first_dealer", parsing.seat)
-    game = _optional(body, "game", parsing.game)
+    settings = _settings(body)
     return match_json(
         matches.change_match(
-            owner=owner,
-            match_id=match_id,
-            target=target,
-            names=names,
-            rules=rules,
-            preset=preset,
-            first_dealer=first_dealer,
-            play_on=play_on,
-            device=this_device(),
-            game=game,
+            owner=owner, match_id=match_id, play_on=play_on, device=this_device(), **settings
         )
     )
 
 
 @bp.delete("/matches/<match_id:match_id>")
 def delete_match(match_id: int) -> Response:
-    """Delete a match with its deals."""
     json_body(NO_FIELDS)
     matches.delete_match(owner=owner_of(match_id), match_id=match_id)
     return _no_content()
@@ -177,13 +140,12 @@ def delete_match(match_id: int) -> Response:
 
 def _no_content() -> Response:
     response = Response(status=204)
-    del response.headers["Content-Type"]  # there is no content to have a type
+    del response.headers["Content-Type"]
     return response
 
 
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> dict[str, Any]:
-    """Make an unfinished match the one on this device's screen again."""
     json_body(NO_FIELDS)
     owner = own_key(match_id)
     return match_json(matches.resume_match(owner=owner, match_id=match_id, device=this_device()))
@@ -193,11 +155,7 @@ def resume_match(match_id: int) -> dict[str, Any]:
 def record_deal(
     match_id: int,
 ) -> tuple[dict[str, Any], int, dict[str, str]] | tuple[dict[str, Any], int] | dict[str, Any]:
-    """Record a deal; a repeated ``request_id`` returns the match without recording again.
-
-    With ``after``, a match whose number of deals is another answers 409 with the
-    match as it is, recording nothing: another phone recorded or undid a deal since.
-    """
+    """Record a deal once per ``request_id``; with ``after``, 409 if the deals changed since."""
     body = json_body(frozenset({"player", "outcome", "request_id", "after"}))
     if "outcome" not in body:
         raise Invalid(N_("Say how the deal ended (outcome)."))
@@ -223,13 +181,12 @@ def record_deal(
         ask = overtaken.question(match=now, after=after or 0, seat=seat, outcome=outcome)
         body = {"error": i18n.explain(changed), "match": shapes.match_json(now), "ask": ask}
         return body, errors.status_of(changed)
-    # 200 tells a retrying client that its deal was already there.
     return _created(match) if recorded else match_json(match)
 
 
 @bp.delete("/matches/<match_id:match_id>/deals/last")
 def undo_last_deal(match_id: int) -> dict[str, Any]:
-    """Take back the latest deal; only deal N (``?number=N``) or the deal of ``?request_id=``."""
+    """Take back the latest deal: only if it is ``?number=`` or the deal of ``?request_id=``."""
     json_body(NO_FIELDS)
     owner = owner_of(match_id)
     number = _query_number("number")
@@ -246,7 +203,6 @@ def undo_last_deal(match_id: int) -> dict[str, Any]:
 
 @bp.patch("/matches/<match_id:match_id>/deals/<number:number>")
 def correct_deal(match_id: int, number: int) -> dict[str, Any]:
-    """Correct a past deal's player and/or outcome."""
     body = json_body(frozenset({"player", "outcome"}))
     if not body:
         raise Invalid(N_("Send the player, the outcome, or both."))
@@ -261,7 +217,6 @@ def correct_deal(match_id: int, number: int) -> dict[str, Any]:
 
 @bp.delete("/matches/<match_id:match_id>/deals/<number:number>")
 def delete_deal(match_id: int, number: int) -> dict[str, Any]:
-    """Delete a past deal; the later deals move up a number."""
     json_body(NO_FIELDS)
     match, _removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
     return match_json(match)
@@ -269,21 +224,18 @@ def delete_deal(match_id: int, number: int) -> dict[str, Any]:
 
 @bp.get("/shared/<token>")
 def shared_match(token: str) -> dict[str, Any]:
-    """The match a share link shows, read-only."""
     return shared_json(sharing.shared_match(token=token))
 
 
 @bp.get("/export")
 @limits.heavy_reads
 def export() -> ResponseBase:
-    """All of this browser's matches, as POST /api/import reads them."""
     return streamed(archive.export_document(owner=current_owner()), mimetype="application/json")
 
 
 @bp.post("/import")
 @limits.imports
 def import_matches() -> tuple[dict[str, Any], int]:
-    """Add the matches of an export this browser lacks; ``?dry_run=1`` only reports."""
     raw = request.get_data(cache=True)
     if not request.is_json:
         raise NotJson(JSON_ONLY)

@@ -1,9 +1,4 @@
-"""The stylesheets and scripts as they travel: minified (rjsmin, rcssmin), the rest as is.
-
-There is no build step: the files in static/ are the source, each module a file of its
-own. The page names every module its script imports with ``<link rel=modulepreload>``,
-so that a phone on a slow line fetches them all at once instead of one import at a time.
-"""
+"""static/ as it travels: scripts and stylesheets minified (rjsmin, rcssmin), no build step."""
 
 from __future__ import annotations
 
@@ -30,7 +25,6 @@ IMPORT = re.compile(r'from\s*"\./([\w-]+\.js)"')
 
 @lru_cache(maxsize=64)
 def minified(path: Path, _version: float) -> bytes:
-    """``path`` minified (once per modification time)."""
     return MINIFIERS[path.suffix](path.read_text(encoding="utf-8")).encode()
 
 
@@ -49,16 +43,12 @@ def imported(folder: Path, entry: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def icon_uri(folder: str) -> Markup:
-    """static/icon.svg as a data: address: the tab's icon comes with the page, no request.
-
-    Safe in a double-quoted attribute as it is: quote() leaves no '"', '<', '>' or '&'.
-    """
+    """static/icon.svg as a data: address, safe in a double-quoted attribute."""
     svg = (Path(folder) / "icon.svg").read_text(encoding="utf-8").strip().replace('"', "'")
     return Markup("data:image/svg+xml," + quote(svg, safe=" =:/,'()-."))
 
 
 def static(filename: str) -> Response:
-    """A file of static/: scripts and stylesheets minified, the rest as they are."""
     folder = Path(current_app.static_folder or "")
     try:
         path = (folder / filename).resolve()
@@ -76,7 +66,6 @@ def static(filename: str) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    """Serve static/ through :func:`static`, under the endpoint templates already use."""
     app.view_functions["static"] = static
     folder = Path(app.static_folder or "")
     app.jinja_env.globals["icon_uri"] = lambda: icon_uri(str(folder))

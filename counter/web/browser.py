@@ -1,13 +1,7 @@
 """Which device is asking, and the key it holds.
 
-The signed, permanent session cookie names the device by a random token; the key,
-which owns the matches, is the device's row (:mod:`counter.services.devices`). The
-token changes only when the player forgets other devices or erases everything, and an
-answer that did not change it sends it back only when the device is back after a while
-(good for another year), never with every answer; and no answer sends back a token that
-was replaced, even one read before it was (:func:`stale_cookie`). A cookie from before
-devices were kept carries the key itself: its device is registered the first time it is
-seen.
+The signed session cookie names the device by a random token; the device's row holds the
+key that owns the matches. A cookie is never sent back naming a token that was replaced.
 """
 
 from __future__ import annotations
@@ -25,8 +19,8 @@ from counter.services.devices import Device
 from counter.storage.repository import MatchNotFound
 
 SESSION_DEVICE = "device"
-SESSION_TABLES = "tables"  # the table links of club evenings this browser opened
-LEGACY_KEY = "browser"  # what older cookies carried: the key itself
+SESSION_TABLES = "tables"  # the club evenings' table links this browser opened
+LEGACY_KEY = "browser"  # older cookies carried the key itself
 
 # The first name that matches is the device's, so Edge and Opera come before Chrome.
 BROWSERS = (
@@ -48,7 +42,6 @@ SYSTEMS = (
 
 
 def this_device() -> Device | None:
-    """The device asking, or None before it has recorded anything (or after it was forgotten)."""
     if "device" not in g:
         token = session.get(SESSION_DEVICE)
         legacy = session.get(LEGACY_KEY)
@@ -66,27 +59,21 @@ def this_device() -> Device | None:
     return device
 
 
-def device_token() -> str | None:
-    """The token of the device this cookie names, if it names one that :func:`this_device`
-    has not read yet (a page that reads more with it: :func:`found`)."""
-    token = session.get(SESSION_DEVICE)
-    return token if isinstance(token, str) and "device" not in g else None
-
-
-def found(device: Device | None) -> None:
-    """The device of :func:`device_token`, as read with what the page needed besides."""
-    g.device = device
-
-
 def current_owner() -> str | None:
-    """The key this device holds, or None."""
     device = this_device()
     return None if device is None else device.owner
 
 
+def own_key(match_id: int) -> str:
+    """This browser's own key for a match, never a club table link's host key."""
+    owner = current_owner()
+    if owner is None:
+        raise MatchNotFound.with_id(match_id)
+    return owner
+
+
 def ensure_device() -> Device:
-    """This device, registered with a fresh key (and the cookie made to last a year) on the
-    first write."""
+    """This device, registered with a fresh key on the first write."""
     device = this_device()
     if device is None:
         device = devices.register(owner=None, label=device_label())
@@ -96,16 +83,12 @@ def ensure_device() -> Device:
 
 
 def made_device(_response: Response) -> bool:
-    """Whether this request made a device (a write without a cookie), kept or not."""
     return "made_device" in g
 
 
 def forget_unused_device(response: Response) -> Response:
-    """After each request: a device it made and then recorded nothing with (refused, or the
-    database busy) is forgotten again, and the cookie does not name it, so that refused
-    writes leave no rows behind."""
+    """Forget a device made by a refused write, so that refused writes leave no rows."""
     if "made_device" in g and response.status_code >= HTTPStatus.BAD_REQUEST:
-        # With the database not answering, it is forgotten within the hour all the same.
         with suppress(Busy, SQLAlchemyError):
             newcomers.forget_new(device_id=g.made_device)
         session.pop(SESSION_DEVICE, None)
@@ -117,21 +100,11 @@ def ensure_owner() -> str:
     return ensure_device().owner
 
 
-def device_id() -> int | None:
-    """The asking device's number, if it has one (what it shows is remembered under it)."""
-    device = this_device()
-    return None if device is None else device.id
-
-
 def owner_of(match_id: int, *, reading: bool = False) -> str:
-    """This device's key; a device without one has no matches, so the match is not found.
-
-    For the match of a club evening's table whose link this browser opened, the host's
-    key: for that match alone, and for writing only until the evening ends.
-    """
+    """This device's key, or for a club table link's match the host's (for writing only
+    until the evening ends); without either the match is not found."""
     device = this_device()
     owner = None if device is None else device.owner
-    # A copy of a cookie whose token was replaced keeps no table link of that cookie either.
     kept = [] if device is not None and device.replaced else session.get(SESSION_TABLES, [])
     tokens = [each for each in kept if isinstance(each, str)]
     writing = not reading
@@ -145,40 +118,37 @@ def owner_of(match_id: int, *, reading: bool = False) -> str:
 
 
 def changed() -> None:
-    """The device's key changed in this request (handed over, rotated, erased): read it again."""
+    """The device's key changed in this request: read it again."""
     g.pop("device", None)
 
 
 def new_token(token: str) -> None:
-    """This device's cookie names it by ``token`` from now on."""
     session[SESSION_DEVICE] = token
     session.permanent = True
     g.pop("device", None)
 
 
 def stale_cookie() -> bool:
-    """Whether the cookie to send back would name a token that was replaced: a copy of an
-    old cookie, or this device's own request that read its token before another request
-    replaced it (asked again now, as the cookie is about to be sent)."""
+    """Whether the cookie to send back names a replaced token (even one replaced after
+    this request read it)."""
     token = session.get(SESSION_DEVICE)
     if not isinstance(token, str):
         return False
     if token == g.get("replaced_token"):
         return True
-    with suppress(Busy, SQLAlchemyError):  # the database gone: the cookie stands as it is
+    with suppress(Busy, SQLAlchemyError):
         return devices.replaced(token=token)
     return False
 
 
 def _remember(device: Device) -> None:
     session.pop(LEGACY_KEY, None)
-    session[SESSION_DEVICE] = device.token
-    session.permanent = True
+    new_token(device.token)
     g.device = device
 
 
 def device_label() -> str:
-    """A device in a few words, from its User-Agent: "Chrome on Android"."""
+    """A device in a few words, from its User-Agent: "Chrome · Android"."""
     agent = request.headers.get("User-Agent", "")
     name = next((name for mark, name in BROWSERS if mark in agent), "")
     system = next((name for mark, name in SYSTEMS if re.search(rf"\b{mark}", agent)), "")

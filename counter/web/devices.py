@@ -1,5 +1,4 @@
-"""Another device: a one-time link that hands this browser's matches over, removing a
-device, and forgetting every other device this one may remove."""
+"""Another device: the one-time link that hands matches over, and forgetting devices."""
 
 from __future__ import annotations
 
@@ -26,7 +25,6 @@ bp = limits.writes(Blueprint("devices", __name__))
 @bp.post("/device-link")
 @limits.links
 def device_link() -> str:
-    """A one-time link (and its QR code) that moves this browser's matches to another device."""
     token = keys.create_device_link(device=ensure_device())
     url = url_for("devices.continue_here", token=token, _external=True)
     return render_template("device.html", url=url, qr=qr_svg(url))
@@ -34,7 +32,6 @@ def device_link() -> str:
 
 @bp.get("/continue/<token>")
 def continue_here(token: str) -> str:
-    """What the link brings, and what becomes of this browser's matches (writes nothing)."""
     handover = keys.preview_device_link(token=token, device=this_device())
     return render_template("continue.html", token=token, handover=handover)
 
@@ -42,8 +39,8 @@ def continue_here(token: str) -> str:
 @bp.post("/continue/<token>")
 @limits.links
 def take_over(token: str) -> Response:
-    """Spend the link: this device now holds the other's key; its own matches join it only
-    when the player ticked that they should."""
+    """Spend the link: this device now holds the other's key (and brings its own matches
+    if the player ticked that)."""
     bring_own = request.form.get("bring_own") == "1"
     keys.use_device_link(token=token, device=ensure_device(), bring_own=bring_own)
     changed()
@@ -56,8 +53,6 @@ def take_over(token: str) -> Response:
 
 @bp.post("/devices/<id:device_id>/forget")
 def forget_device(device_id: int) -> Response | str:
-    """One other device no longer has these matches; it goes back to its own. A device may
-    remove only those it outranks (counter.services.ranks)."""
     asking = this_device()
     if asking is None:
         raise devices.DeviceNotFound(N_("That device no longer has these matches."))
@@ -82,8 +77,7 @@ def forget_device(device_id: int) -> Response | str:
 
 @bp.post("/devices/forget")
 def forget_devices() -> Response | str:
-    """Forget every other device this one may remove, and every copy of its cookie: this
-    device gets a new cookie token, and, if it is first on its key, the key a new key."""
+    """Forget every other device this one may remove, and every copy of its cookie."""
     if current_owner() is None:
         flash(gettext("No other device has this browser's matches."))
         return redirect(url_for("privacy.privacy"))

@@ -1,14 +1,9 @@
-"""Error responses, mapped in one place: JSON under /api, a page elsewhere, never a bare 500.
-
-A refusal answers the status :data:`STATUSES` gives its kind; a refused form is shown
-again where its view says (:func:`shows_again`). A database that does not answer is a
-:class:`~counter.game.refusals.Busy` 503 with ``Retry-After``, so the phone sends again.
-"""
+"""Error responses, mapped in one place: JSON under /api, a page elsewhere, never a bare 500."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask_babel import gettext, lazy_gettext
@@ -25,8 +20,7 @@ from counter.web import i18n
 
 API_PREFIX = "/api/"
 
-P = ParamSpec("P")
-R = TypeVar("R")
+View = TypeVar("View", bound=Callable[..., Any])
 
 MESSAGES = {
     400: lazy_gettext("The request could not be understood."),
@@ -39,7 +33,6 @@ MESSAGES = {
 }
 
 
-# A kind not named here answers as its first base class that is.
 STATUSES: dict[type[Refusal], int] = {
     NotJson: 415,
     refusals.Malformed: 400,
@@ -53,38 +46,27 @@ STATUSES: dict[type[Refusal], int] = {
     Busy: 503,
     Refusal: 422,
 }
-# Seconds a client waits before it sends again, for the kinds that ask it to.
-RETRY_AFTER: dict[type[Refusal], int] = {Busy: 2}
 
 
 def status_of(refusal: Refusal) -> int:
-    """The HTTP status a refusal answers, by its kind."""
     return next(STATUSES[kind] for kind in type(refusal).__mro__ if kind in STATUSES)
 
 
 def retry_headers(refusal: Refusal) -> dict[str, str]:
-    """``Retry-After`` for a refusal that asks the client to try again, else nothing."""
-    kinds = [kind for kind in type(refusal).__mro__ if kind in RETRY_AFTER]
-    return {"Retry-After": str(RETRY_AFTER[kinds[0]])} if kinds else {}
+    return {"Retry-After": "2"} if isinstance(refusal, Busy) else {}
 
 
-def shows_again(render: Callable[[Refusal], Any]) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Declare the page that shows a form view's form again when the view is refused."""
+def shows_again(render: Callable[[Refusal], Any]) -> Callable[[View], View]:
+    """Declare the page that shows a form view's form again when it is refused."""
 
-    def register(view: Callable[P, R]) -> Callable[P, R]:
+    def register(view: View) -> View:
         view.__dict__["form_page"] = render
         return view
 
     return register
 
 
-def form_page(view: Callable[..., Any] | None) -> Callable[[Refusal], Any] | None:
-    """The page that shows the refused form of ``view``, if it declared one."""
-    return None if view is None else view.__dict__.get("form_page")
-
-
 def error_response(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
-    """The one shape every error takes: ``{"error": ...}`` for the API, a page for people."""
     if request.path.startswith(API_PREFIX):
         response = jsonify(error=message)
     else:
@@ -103,7 +85,8 @@ def _refused(refusal: Refusal) -> Response:
         and request.method == "POST"
         and not isinstance(refusal, refusals.NotFound)
     ):
-        show_again = form_page(current_app.view_functions.get(request.endpoint or ""))
+        view = current_app.view_functions.get(request.endpoint or "")
+        show_again = getattr(view, "form_page", None)
         if show_again is not None:
             response = current_app.make_response(show_again(refusal))
             response.status_code = status
@@ -130,8 +113,8 @@ def _http_error(error: HTTPException) -> Response:
 
 
 def _allowed_methods(error: MethodNotAllowed) -> list[str]:
-    """The methods that really reach something at this address: Werkzeug names a route's
-    methods even when a converter refuses the path (an id of 0) for all of them."""
+    """The methods that reach something here: Werkzeug names a route's methods even when a
+    converter refuses the path (an id of 0) for all of them."""
     adapter = current_app.create_url_adapter(request)
     if adapter is None:
         return list(error.valid_methods or [])
@@ -153,7 +136,6 @@ def roll_back() -> None:
     try:
         db.session.rollback()
     except SQLAlchemyError:
-        # The rollback could not reach the database: drop the connection, never pool it.
         db.session().invalidate()
 
 

@@ -42,7 +42,6 @@ def _new_page(error: Refusal | None = None) -> str:
 
 @bp.get("/evenings")
 def list_evenings() -> str:
-    """This browser's evenings, and a form for a new one."""
     return _new_page()
 
 
@@ -85,7 +84,6 @@ def _host_page(evening_id: int, error: Refusal | None = None) -> str:
 
 @bp.get("/evenings/<id:evening_id>")
 def show(evening_id: int) -> str:
-    """The host's page: this round's tables with their links, the controls, the standings."""
     return _host_page(evening_id)
 
 
@@ -138,7 +136,6 @@ def end(evening_id: int) -> ResponseBase:
 
 @bp.get("/evenings/<id:evening_id>/standings")
 def standings(evening_id: int) -> str:
-    """The standings as a page to print, with every round's results."""
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
     return render_template("evening_print.html", evening=shown)
 
@@ -146,28 +143,25 @@ def standings(evening_id: int) -> str:
 @bp.get("/evenings/<id:evening_id>/standings.csv")
 @limits.heavy_reads
 def standings_csv(evening_id: int) -> ResponseBase:
-    """The standings for a spreadsheet (a byte order mark, so that it reads them as UTF-8)."""
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
     rows: list[list[object]] = [["place", "player", "played", "won", "difference", "lives"]]
     for place, row in enumerate(shown.standings, 1):
         lives = "" if row.lives is None else row.lives
         rows.append([place, row.player.name, row.played, row.won, row.difference, lives])
-    chunks = itertools.chain(["\ufeff"], write_csv(rows))
+    chunks = itertools.chain(["\ufeff"], write_csv(rows))  # so that a spreadsheet reads UTF-8
     return download(chunks, extension="csv", mimetype="text/csv", stem=f"evening-{shown.id}")
 
 
 @bp.get("/board/<token>")
 def board(token: str) -> str:
-    """The room's board, read-only and live: for a laptop or a TV on the wall."""
     shown = evenings.board(token=token)
     return render_template("board.html", evening=shown, token=token)
 
 
 @bp.get("/api/board/<token>/events")
 def board_events(token: str) -> Response:
-    """The board, live: its body again at every deal or correction of the evening's matches
-    and every change of the evening; a new round ends the stream (the page opens the next,
-    which watches the new round's matches too)."""
+    """The board's body again at every change; a new round ends the stream (the page opens
+    the next, which watches the new round's matches)."""
     first = evenings.board(token=token)
     watched = tuple(t.match_id for t in first.tables if t.match_id is not None)
 
@@ -177,8 +171,7 @@ def board_events(token: str) -> Response:
             raise NotFound(N_("A new round has started."))
         return {"html": render_template("board_body.html", evening=shown)}
 
-    # A room's phones read one board: bounded by their addresses and the process, each
-    # stream its own holder (a browser's bound would let 8 read it a process).
+    # Each stream its own holder: a room's phones read one board.
     holder = f"board:{secrets.token_hex(8)}"
     allowed = partial(evenings.shows_board, token=token)
     return live.stream(-first.id, now, holder, None, allowed, also=watched)
@@ -186,8 +179,7 @@ def board_events(token: str) -> Response:
 
 @bp.get("/table/<token>")
 def table(token: str) -> str:
-    """A table's match on a phone, with everything the counter does; this phone may record
-    in it (and in nothing else of the host's) until the evening ends."""
+    """A table's match, which this phone may record in until the evening ends."""
     match = evenings.table_match(token=token)
     held = [each for each in session.get(SESSION_TABLES, []) if each != token]
     session[SESSION_TABLES] = [token, *held][: evenings.TABLES_KEPT]

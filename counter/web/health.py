@@ -1,9 +1,5 @@
-"""A health check for load balancers and uptime monitors: each dependency and its state.
-
-``status``: "ok"; "degraded" (200, limits kept in memory) when only the rate-limit store
-does not answer; "unavailable" (503) when the database does not. One query and at most
-one Redis PING.
-"""
+"""A health check for load balancers: "ok", "degraded" (200: rate limits in memory, Redis
+down) or "unavailable" (503: the database does not answer)."""
 
 from __future__ import annotations
 
@@ -41,7 +37,6 @@ def _database_answers() -> bool:
 
 
 def _rate_limits() -> tuple[str, bool]:
-    """Where the limits are counted, and whether that is where they were configured to be."""
     kind = limits.storage_kind()
     if kind in {"memory", "off"}:
         return kind, True

@@ -12,10 +12,9 @@ from counter.game.refusals import N_, Refusal
 from counter.services import deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.web import forms, i18n, limits, words
-from counter.web.browser import current_owner, owner_of, this_device
+from counter.web.browser import current_owner, own_key, owner_of, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
-from counter.web.own import own_key
 from counter.web.qr import qr_svg
 
 bp = limits.writes(Blueprint("history", __name__))
@@ -23,7 +22,6 @@ bp = limits.writes(Blueprint("history", __name__))
 
 @bp.get("/matches")
 def history() -> str:
-    """This browser's matches, newest first."""
     page = parsing.page_number(request.args.get("page", "1"))
     listed = matches.list_matches(owner=current_owner(), page=page)
     current_id = matches.shown_id(owner=current_owner(), device=this_device())
@@ -32,7 +30,6 @@ def history() -> str:
 
 @bp.get("/matches/<match_id:match_id>")
 def show_match(match_id: int) -> str:
-    """One match with all its deals and running totals."""
     owner = current_owner()  # the share link is the host's own, even at a table
     match = matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
     token = sharing.share_token(owner=owner, match_id=match_id)
@@ -47,7 +44,7 @@ def show_match(match_id: int) -> str:
 
 
 def described(match: MatchView) -> str:
-    """Like "Иван - Мария 8:5, 14 deals": how a confirmation names a match."""
+    """How a confirmation names a match: "Иван - Мария 8:5, 14 deals"."""
     return str(
         ngettext(
             "%(names)s %(score)s, %(num)s deal",
@@ -61,7 +58,6 @@ def described(match: MatchView) -> str:
 
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> Response:
-    """Make an unfinished match the counter's match again."""
     owner = own_key(match_id)
     match = matches.resume_match(owner=owner, match_id=match_id, device=this_device())
     flash(gettext("Back to %(match)s.", match=described(match)))
@@ -113,7 +109,6 @@ def render_edit(match: MatchView, number: int, error: Refusal | None = None) -> 
 
 
 def _back_to(match: MatchView) -> str:
-    """The counter for the browser's current match, the match's own page for older ones."""
     if match.id == matches.shown_id(owner=current_owner(), device=this_device()):
         return url_for("play.home")
     return url_for("history.show_match", match_id=match.id)
@@ -121,7 +116,6 @@ def _back_to(match: MatchView) -> str:
 
 @bp.get("/matches/<match_id:match_id>/deals/<number:number>")
 def edit_deal(match_id: int, number: int) -> str:
-    """A form to correct or delete one past deal."""
     owner = owner_of(match_id, reading=True)
     return render_edit(matches.get_match(owner=owner, match_id=match_id), number)
 
@@ -129,7 +123,6 @@ def edit_deal(match_id: int, number: int) -> str:
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>")
 @shows_again(_edit_again)
 def correct_deal(match_id: int, number: int) -> Response:
-    """Save the corrected player and outcome of a past deal."""
     owner = owner_of(match_id)
     seat, outcome = forms.receiver(), forms.corrected_outcome()
     match, deal = deals.correct_deal(
@@ -143,7 +136,6 @@ def correct_deal(match_id: int, number: int) -> Response:
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>/delete")
 @shows_again(_edit_again)
 def delete_deal(match_id: int, number: int) -> Response:
-    """Delete a past deal; the later deals move up a number."""
     match, removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
     note = words.deal_note(
         match.names, removed.player, removed.points, removed.outcome, match.game.name

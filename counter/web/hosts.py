@@ -1,11 +1,5 @@
-"""The host a request is answered for, and links built for: its name in lower case, with
-the port the site was reached on, never a port that the ``Host`` header made up.
-
-Reached directly, that is the port the server listens on. Behind ``TRUSTED_PROXIES``
-proxies, it is the port the proxy says (``X-Forwarded-Port``; ``deploy/Caddyfile`` sends
-it), else the scheme's own (443, 80). A host name is compared with ``TRUSTED_HOSTS``
-in lower case, as host names are compared.
-"""
+"""The host a request is answered for: its name in lower case, with the port the site was
+reached on (``X-Forwarded-Port`` behind a proxy), never one the ``Host`` header made up."""
 
 from __future__ import annotations
 
@@ -19,7 +13,6 @@ DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
 def split_host(host: str) -> tuple[str, str | None]:
-    """``name:port`` as its name and port; an IPv6 literal keeps its brackets."""
     if host.startswith("["):
         name, _bracket, rest = host.partition("]")
         return f"{name}]", rest.removeprefix(":") or None
@@ -32,8 +25,6 @@ def _port(value: str | None) -> str | None:
 
 
 def reached_port(environ: WSGIEnvironment, proxies: int) -> str | None:
-    """The port this request reached the site on, as far as the site can tell; None: the
-    scheme's own."""
     if proxies:  # the server's own port is the one the proxy reached
         told = [part.strip() for part in environ.get("HTTP_X_FORWARDED_PORT", "").split(",")]
         return _port(told[-proxies]) if len(told) >= proxies else None
@@ -48,7 +39,7 @@ def site_host(host: str, *, scheme: str, port: str | None) -> str:
 
 
 class ReachedHost:
-    """WSGI middleware, inside ProxyFix: the ``Host`` of every request made :func:`site_host`."""
+    """WSGI middleware, inside ProxyFix, that rewrites ``Host`` as :func:`site_host`."""
 
     def __init__(self, app: WSGIApplication, *, proxies: int) -> None:
         self.app = app

@@ -1,5 +1,4 @@
-"""Request bodies: the largest file one import takes, one import at a time per process
-(the same for the import page and the JSON API), and no body left unread."""
+"""Request bodies: an import's size, one import at a time per process, no body left unread."""
 
 from __future__ import annotations
 
@@ -14,23 +13,17 @@ from counter.web import i18n
 IMPORT_ENDPOINTS = {"archive.import_preview", "archive.import_confirm", "api.import_matches"}
 FORM_OVERHEAD = 64 * 1024  # a multipart form's boundaries and its other fields
 MEGABYTE = 1_048_576
-# Reading and checking the largest file takes a worker some 60 MB for a second or two:
-# one import at a time per process keeps a worker's memory bounded however many come at
-# once (the rest wait their turn, then answer 503 having changed nothing).
+# The largest file costs a worker some 60 MB: one at a time bounds a worker's memory.
 _one_import = threading.BoundedSemaphore(1)
 IMPORT_WAIT_SECONDS = 25  # within gunicorn's timeout (deploy/gunicorn.conf.py)
-# An unread body up to this (or up to an import's limit) is read and dropped; a larger one
-# closes its connection.
 DRAIN_MOST = MEGABYTE
 
 
 def import_limit() -> int:
-    """The largest file one import takes, in bytes (``IMPORT_MAX_BYTES``)."""
     return int(current_app.config["IMPORT_MAX_BYTES"])
 
 
 def check_size(raw: bytes | str) -> None:
-    """Refuse a file larger than :func:`import_limit`, whichever way it came."""
     size = len(raw.encode() if isinstance(raw, str) else raw)
     if size > import_limit():
         raise TooLarge(
@@ -55,9 +48,8 @@ def _next_import(_error: BaseException | None) -> None:
 
 
 def _finish_body(response: Response) -> Response:
-    """A request answered before its body was read (refused as too large, too many, too
-    deep) leaves the rest on its connection, and a proxy would send the next request,
-    someone else's, after it: the rest is read and dropped, or the connection closed."""
+    """Read and drop the rest of a body the answer did not read (or close the connection),
+    lest a proxy send someone else's next request after it."""
     length = request.content_length or 0
     stream = request.__dict__.get("stream")  # the body as far as the app read it, if at all
     if not length or (stream is not None and stream.is_exhausted):

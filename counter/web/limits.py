@@ -1,28 +1,6 @@
-"""Rate limits: bounded work for anyone, and more than any real table ever needs.
+"""Rate limits: a browser with a key is counted by a hash of it, one without by its address.
 
-A browser with a key (its cookie) is counted by that key alone, so that the
-neighbours behind one address (a café, a carrier's NAT, an IPv6 /64) never use
-up its limits. A browser without a key yet is counted by its address. Its write
-counts only when it makes a device (a key): one refused for its input before
-that costs the address nothing, and the window is ten seconds, so a flood of
-writes without a cookie keeps a new phone behind the same address out for
-seconds, not a minute. Devices that such writes made and whose cookie never came
-back are forgotten after an hour (:mod:`counter.services.devices`), so the flood
-leaves no more than an hour's allowance behind. Imports, the links that reach
-another device, and the reads whose work grows with a whole history (exports,
-statistics) are counted on their own, lower. Other reads are never limited. The
-key is counted under a one-way hash of it, never as itself: the store of counts
-holds no key that could reach a browser's matches.
-
-Counts are kept in memory (one process, the quick start) or in Redis when
-``RATELIMIT_STORAGE_URI`` names one, so that every worker and server shares
-them. A request over a limit answers 429 with ``Retry-After``, in the language
-of the page.
-
-The limits are a safety net and never take the counter down with them: while
-Redis does not answer, each process counts in its own memory. Flask-Limiter tries
-Redis again on a request after 1 s, then after 2, 4, ... up to 32 s, and counts
-there again as soon as it answers.
+While the store (Redis) does not answer, each process counts in its own memory.
 """
 
 from __future__ import annotations
@@ -44,35 +22,12 @@ from counter.web.browser import current_owner, made_device
 from counter.web.errors import error_response
 
 WRITE_METHODS = ["POST", "PATCH", "DELETE"]
-# The defaults, each a setting of its own (config.py). A phone that was offline for
-# an evening sends its taps in one burst; a café's tables may share one address.
-# Each *_PER_ADDRESS limit counts the browsers without a key at one address together.
-DEFAULTS = {
-    "RATELIMIT_WRITES_PER_BROWSER": "600 per minute;6000 per hour",
-    # The writes without a key that make one (a device): a café's new arrivals, not a flood.
-    "RATELIMIT_WRITES_PER_ADDRESS": "10 per 10 seconds",
-    "RATELIMIT_IMPORTS": "20 per hour",
-    "RATELIMIT_IMPORTS_PER_ADDRESS": "10 per minute",
-    "RATELIMIT_LINKS": "30 per hour",  # device links made and used, share links made
-    "RATELIMIT_LINKS_PER_ADDRESS": "10 per minute",
-    # Reads that cost in proportion to a whole history: exports and statistics.
-    "RATELIMIT_HEAVY_READS": "60 per hour",
-    "RATELIMIT_HEAVY_READS_PER_ADDRESS": "30 per minute",
-    # A store that does not answer (Redis down) means counting in memory, not refusing taps;
-    # and a store that stops answering between a request's check and its count (a write that
-    # made a device is counted after it) costs that count, never the request a 500.
-    "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
-    "RATELIMIT_SWALLOW_ERRORS": True,
-}
-# A Redis that hangs rather than refuses costs a request half a second, once: then
-# the counts are kept in memory until it answers again.
+# A Redis that hangs costs one request half a second, then counts go to memory.
 REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 
 
 def client_address() -> str:
-    """The client's address, the one definition every limit counts by (live streams too):
-    an IPv4 address itself, an IPv6 address by its /64, which one household or phone holds
-    whole (an IPv4 client of a dual-stack socket, ``::ffff:a.b.c.d``, by its IPv4 address)."""
+    """The client's address as every limit counts it: an IPv6 address by its /64."""
     address = request.remote_addr or "127.0.0.1"
     try:
         parsed = ipaddress.ip_address(address)
@@ -90,35 +45,30 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 
 def per_browser() -> str:
-    """What a request is counted by: a one-way hash of the browser's key, or its address
-    before it has one (never empty: that would mean no limit)."""
     key = current_owner()
     if key is None:
         return f"address:{client_address()}"
     return "browser:" + hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
 
 
-def _rate(with_key: str, without_key: str) -> Callable[[], str]:
-    """The setting that bounds this request: ``with_key`` for a browser with a key, else
-    ``without_key`` (all browsers without one at this address together)."""
-    return lambda: str(current_app.config[with_key if current_owner() else without_key])
+def _rate(with_key: str, without_key: str | None = None) -> Callable[[], str]:
+    """The setting that bounds this request: ``without_key`` for a browser without a key."""
+    return lambda: str(
+        current_app.config[without_key if without_key and not current_owner() else with_key]
+    )
 
 
 def writes(blueprint: Blueprint) -> Blueprint:
-    """Count every write of ``blueprint`` against the browser's limit, and each one without
-    a key that makes a device against its address's.
-
-    Called once per blueprint, where it is made: the limiter keeps what it is given.
-    """
+    """Count ``blueprint``'s writes per browser, and those that make a device per address."""
     limiter.shared_limit(
-        _setting("RATELIMIT_WRITES_PER_BROWSER"),
+        _rate("RATELIMIT_WRITES_PER_BROWSER"),
         scope="writes",
         key_func=per_browser,
         methods=WRITE_METHODS,
         exempt_when=lambda: current_owner() is None,
     )(blueprint)
     limiter.shared_limit(
-        _setting("RATELIMIT_WRITES_PER_ADDRESS"),
+        _rate("RATELIMIT_WRITES_PER_ADDRESS"),
         scope="new-devices",
         key_func=per_browser,
         methods=WRITE_METHODS,
@@ -126,10 +76,6 @@ def writes(blueprint: Blueprint) -> Blueprint:
         deduct_when=made_device,  # checked before the write, counted after it
     )(blueprint)
     return blueprint
-
-
-def _setting(name: str) -> Callable[[], str]:
-    return lambda: str(current_app.config[name])
 
 
 def _counted(setting: str, scope: str) -> Callable[[View], View]:
@@ -142,16 +88,11 @@ def _counted(setting: str, scope: str) -> Callable[[View], View]:
 
 
 imports = _counted("RATELIMIT_IMPORTS", "imports")
-"""Bound a view that reads an import (a file of up to 16 MB)."""
 links = _counted("RATELIMIT_LINKS", "links")
-"""Bound a view that makes or spends a link to another device or phone."""
 heavy_reads = _counted("RATELIMIT_HEAVY_READS", "heavy-reads")
-"""Bound a view whose work grows with a browser's whole history (exports, statistics)."""
 
 
 def init_app(app: Flask) -> None:
-    for name, value in DEFAULTS.items():
-        app.config.setdefault(name, value)
     if urlsplit(app.config["RATELIMIT_STORAGE_URI"]).scheme in RedisStorage.STORAGE_SCHEME:
         app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", REDIS_OPTIONS)
     limiter.init_app(app)
@@ -159,7 +100,6 @@ def init_app(app: Flask) -> None:
 
 
 def storage_kind() -> str:
-    """Where the limits are counted: "memory" (each process its own), "redis", or "off"."""
     if not current_app.config["RATELIMIT_ENABLED"]:
         return "off"
     if isinstance(limiter.storage, MemoryStorage):
@@ -167,14 +107,12 @@ def storage_kind() -> str:
     return (limiter.storage.STORAGE_SCHEME or ["storage"])[0]
 
 
-# A store found not answering is taken as down for this long without asking it again,
-# so that polling /health while Redis hangs costs no one half a second a time.
+# So that polling /health while Redis hangs costs no one half a second each time.
 DOWN_FOR_SECONDS = 5.0
 _found_down = {"at": -math.inf}
 
 
 def storage_answers() -> bool:
-    """Whether the store answers: for Redis one PING, within the short timeout above."""
     if time.monotonic() - _found_down["at"] < DOWN_FOR_SECONDS:
         return False
     answers = bool(limiter.storage.check())

@@ -1,25 +1,4 @@
-"""Event streams (Server-Sent Events): a match's changes, pushed to the screens showing it.
-
-``GET /api/matches/<id>/events`` serves the devices of the match's key,
-``GET /api/shared/<token>/events`` anyone with a share link. Each stream first
-sends the match as it is (unless ``Last-Event-ID`` says the client has it), then
-every change as :mod:`counter.storage.push` announces it, a heartbeat when there is none
-for a while, and ends after a few minutes: ``EventSource`` reconnects by itself
-and resumes with ``Last-Event-ID``. Each event's id is a digest of its data.
-
-Streams are bounded per process: in all, per key or share link, and per address (as
-the rate limits count it: :func:`counter.web.limits.client_address`). At a full address
-a newcomer takes the place of the oldest stream of the key holding the most there, if
-that key holds more than the newcomer does: a flood from one address never keeps a new
-phone behind the same router out. Under gevent (the streams service) a stream's place is
-free as soon as its client hangs up; elsewhere at its next heartbeat.
-
-Whether the reader may still see the match is asked as the stream opens and whenever a
-change that can revoke it is announced (:func:`counter.storage.push.recheck`: erase,
-forgetting devices, a new key, a share link revoked), never at a heartbeat: a stream ends
-within its lifetime anyway, and opens again only if it may. Lifetimes vary a little, so
-that the streams of phones that came together do not all reconnect together.
-"""
+"""Server-Sent Events: a match's changes, pushed to the screens showing it."""
 
 from __future__ import annotations
 
@@ -40,7 +19,7 @@ from counter.game.refusals import N_, NotFound, TooMany
 from counter.services import devices, matches, sharing
 from counter.storage import push
 from counter.storage.models import db
-from counter.web.browser import changed, current_owner, device_id, owner_of
+from counter.web.browser import changed, current_owner, owner_of, this_device
 from counter.web.limits import client_address
 from counter.web.shapes import match_json, shared_from
 
@@ -61,12 +40,11 @@ LIFETIME_JITTER = 0.25  # a stream lasts between 75 % and all of LIVE_LIFETIME_S
 
 
 def lifetime_s(most: float, draw: Callable[[], float] = random.random) -> float:
-    """How long one stream lasts: up to ``most`` seconds, at least a quarter less."""
     return most * (1 - LIFETIME_JITTER * draw())
 
 
 class Place:
-    """One open stream's place in the bounds, and how to end the stream (once watching)."""
+    """One open stream's place in the per-process bounds."""
 
     def __init__(self, keys: tuple[str, ...], address: str, holder: str) -> None:
         self.keys, self.address, self.holder = keys, address, holder
@@ -74,12 +52,11 @@ class Place:
         self.held = True
 
     def release(self) -> None:
-        """Give the place back (again: nothing)."""
         with _open_lock:
             self.let_go()
 
     def let_go(self) -> None:
-        """Give the place back, under the lock."""
+        """Give the place back (once); the caller holds the lock."""
         if not self.held:
             return
         self.held = False
@@ -99,9 +76,6 @@ _open_lock = threading.Lock()
 
 
 def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
-    """A place for one more stream of ``holder`` from ``address``: at a full address the
-    oldest stream of the key holding the most there gives its place up, if that key holds
-    more than ``holder``; otherwise, or with the process or the key full, refused."""
     bounds = (
         ("all", config["LIVE_STREAMS_PER_PROCESS"]),
         (f"holder:{holder}", config["LIVE_STREAMS_PER_BROWSER"]),
@@ -119,8 +93,8 @@ def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
 
 
 def _give_up_place(here: list[Place], holder: str) -> None:
-    """End the oldest stream of the key holding the most of ``here``, if it holds more than
-    ``holder`` does (under the lock); refuse otherwise."""
+    """End the oldest stream of the key holding the most here, if it holds more than
+    ``holder``, so a flood from one address never keeps a new phone out."""
     counts = Counter(place.holder for place in here if place.watcher is not None)
     most = max(counts.values(), default=0)
     if most <= counts[holder]:
@@ -132,9 +106,8 @@ def _give_up_place(here: list[Place], holder: str) -> None:
 
 
 def _on_hang_up(end: Callable[[], None]) -> Callable[[], None]:
-    """Under gevent (the streams service), call ``end`` as soon as the client closes its
-    connection, not at the stream's next write; returns what stops watching. A stream's
-    client sends nothing after its request: the connection turning readable is its end."""
+    """Under gevent, call ``end`` as soon as the client hangs up, not at the next write:
+    a stream's client sends nothing more, so its socket turning readable is its end."""
     sock = request.environ.get("gunicorn.socket")
     if sock is None or "gevent.monkey" not in sys.modules:
         return lambda: None
@@ -162,7 +135,6 @@ def _compact(body: dict[str, Any]) -> str:
 
 
 def digest(body: dict[str, Any]) -> str:
-    """The id of the event whose data is ``body``."""
     return event_id(_compact(body))
 
 
@@ -183,20 +155,14 @@ def stream(
     missed: Callable[[], str | None] = lambda: None,
     also: tuple[int, ...] = (),
 ) -> Response:
-    """The stream of one match: ``now`` reads the match as it is (after the stream is
-    watching, so that a change committed meanwhile comes next, never lost), ``shown``
-    makes each change what this reader may see (none: all of it, passed on as announced),
-    ``allowed`` says whether the reader may still see it (asked when a revocation may
-    have happened: :func:`counter.storage.push.recheck`),
-    ``moved`` what it is told when another device that showed the match started one, and
-    ``missed`` such news from before the stream opened, told after the match; ``also``, more
-    matches whose changes come as the first one's (an evening's board)."""
+    """The stream of one match (and of ``also``): ``now`` reads it, ``shown`` filters it for
+    this reader, ``allowed`` is asked when access may have been revoked, ``moved`` words the
+    news of a match started on another device, ``missed`` such news from before."""
     config = current_app.config
-    # Refused here, before the answer starts, as a plain 429.
     place = _take_place(holder, client_address(), config)
     hub = push.hub()
     try:
-        watcher = hub.watch(match_id, *also)
+        watcher = hub.watch(match_id, *also)  # before reading, so no change is lost
         try:
             first = now()
         except BaseException:
@@ -210,14 +176,12 @@ def stream(
     heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], lifetime_s(config["LIVE_LIFETIME_S"])
     unwatched = _on_hang_up(lambda: watcher.offer("", push.END))
     resumed = request.headers.get("Last-Event-ID")
-
-    def shown_now() -> dict[str, Any]:
-        return now() if shown is None else shown(now())
+    seen = shown or (lambda body: body)
 
     def events() -> Iterator[str]:
         try:
             yield f"retry: {RETRY_MS}\n\n"
-            data = _compact(first if shown is None else shown(first))
+            data = _compact(seen(first))
             last = event_id(data)
             if last != resumed:
                 yield _event(data)
@@ -230,18 +194,15 @@ def stream(
             while (left := ends - time.monotonic()) > 0:
                 payload = watcher.wait(min(heartbeat, left))
                 if payload == push.END:
-                    return  # the process is stopping: EventSource reconnects, elsewhere
+                    return  # the process is stopping: the page reconnects elsewhere
                 if payload is None:
                     yield BEAT
-                elif payload == push.CHECK:
-                    still = allowed()
+                elif payload in (push.CHECK, push.GONE):
+                    still = payload == push.CHECK and allowed()
                     db.session.close()
                     if not still:
                         yield _event("{}", "gone")
                         return
-                elif payload == push.GONE:
-                    yield _event("{}", "gone")
-                    return
                 elif payload.startswith(push.NEXT):
                     notice = moved(payload)
                     db.session.close()
@@ -249,7 +210,7 @@ def stream(
                         yield _event(_compact(notice), "next")
                 elif payload == push.CHANGED:
                     try:
-                        data = _compact(shown_now())
+                        data = _compact(seen(now()))
                     except NotFound:  # deleted, or no longer the reader's, meanwhile
                         yield _event("{}", "gone")
                         return
@@ -272,7 +233,6 @@ def stream(
 
 @bp.get("/matches/<match_id:match_id>/events")
 def match_events(match_id: int) -> Response:
-    """This browser's match, live: the match now, then each change (Server-Sent Events)."""
     owner = owner_of(match_id, reading=True)
     table = owner != current_owner()  # a club evening's table link: this match alone
 
@@ -280,14 +240,14 @@ def match_events(match_id: int) -> Response:
         return match_json(matches.get_match(owner=owner, match_id=match_id))
 
     def allowed() -> bool:
-        changed()  # the device may have been removed, or its key changed, meanwhile
+        changed()
         try:
             still = owner_of(match_id, reading=True) == owner
         except NotFound:
             return False
         return still and matches.owns(owner=owner, match_id=match_id)
 
-    asking = device_id()
+    asking = None if (device := this_device()) is None else device.id
 
     def moved(news: str) -> dict[str, Any] | None:
         to, by = (int(part) for part in news.removeprefix(push.NEXT).split(":"))
@@ -301,7 +261,6 @@ def match_events(match_id: int) -> Response:
             ),
             "button": gettext("Show it here"),
             "keep": gettext("Stay on this one"),
-            # Asked of a deal tapped while the offer stands: no deal goes to either quietly.
             "which": gettext("Which match is this deal for?"),
             "new": gettext("For the new match"),
             "old": gettext("For this match"),
@@ -319,7 +278,6 @@ def match_events(match_id: int) -> Response:
 
 @bp.get("/shared/<token>/events")
 def shared_events(token: str) -> Response:
-    """A shared match, live and read-only: the match now, then each change."""
     match = sharing.shared_match(token=token)  # a 404 before the stream is counted
 
     def now() -> dict[str, Any]:

@@ -1,7 +1,5 @@
-"""What a phone asks its player when another phone recorded or undid a deal first: the
-``ask`` of the 409 answer to a deal sent with ``after`` (docs/sync.md), worded here so the
-page needs no words of its own for a rare case.
-"""
+"""What a phone asks when another phone recorded or undid a deal first: the ``ask`` of
+the 409 answer to a deal sent with ``after`` (docs/sync.md)."""
 
 from __future__ import annotations
 
@@ -18,10 +16,8 @@ from counter.web import words
 def question(
     *, match: MatchView, after: int, seat: Seat | None, outcome: Outcome
 ) -> dict[str, str | int]:
-    """``question``, and the words of its answers: ``same`` (the deal is one of those
-    the other phone recorded, or is dropped) and ``add`` (it is recorded too). When the
-    other phone recorded one deal with another result, also ``mine`` (this phone's result
-    replaces it) and ``deal``, the number of the deal that the answer corrects."""
+    """``question`` and its answers ``same`` (drop this deal) and ``add`` (record it too); for
+    one deal recorded there with another result, ``mine`` (replace it) and its ``deal``."""
     deals: Sequence[DealView] = match.deals or ()
     missed = deals[after:]
     points = scoring.score_deal(seat, outcome, match.rules).points

@@ -40,26 +40,18 @@ bp = limits.writes(Blueprint("play", __name__))
 
 
 def shown_match() -> MatchView:
-    """The match on the counter: the one this browser played last, or a blank one."""
     current = matches.current_match(owner=current_owner(), device=this_device())
     return current or blank_match(i18n.default_names())
 
 
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
     """The counter page, with the refusal's message when a form was refused."""
-    return _render_home(match or _match_of_form() or shown_match(), error)
-
-
-def _render_home(match: MatchView, error: Refusal | None) -> str:
-    state = {
-        "match": _for_the_script(match),
-        "rules": rulebook.for_the_script(),  # the rules as data for the script
-    }
+    match = match or _match_of_form() or shown_match()
+    state = {"match": _for_the_script(match), "rules": rulebook.for_the_script()}
     return render_template(
         "home.html",
         match=match,
-        # One fresh id per page: resubmitting its forms (double tap, back button, retry)
-        # records its deal, or starts its new match, once.
+        # Fresh per page: its form resubmitted (double tap, back, retry) records once.
         request_id=secrets.token_urlsafe(16),
         new_uid=uuid.uuid4().hex,
         error=None if error is None else words.explain(error),
@@ -73,18 +65,14 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
 def plain_http() -> bool:
-    """Whether a browser takes this page for no secure context, as it does a phone at
-    ``http://<the computer's address>`` on the home Wi-Fi: plain http at a name that is
-    not this computer's own. There it cannot install the counter or keep it for offline use.
-    """
+    """Whether a browser takes this page for no secure context: plain http at a name that
+    is not this computer's own, as a phone on the home Wi-Fi sees it."""
     host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
     return request.scheme == "http" and not (
         host in LOOPBACK_NAMES or host.endswith(".localhost") or host.startswith("127.")
     )
 
 
-# What the page's script does not read of a match: the times, and the points of the
-# match's rules (it has every rule as data).
 NOT_FOR_THE_SCRIPT = ("table", "created_at", "finished_at", "played_at")
 
 
@@ -94,7 +82,6 @@ def _for_the_script(match: MatchView) -> dict[str, Any]:
         del shape[key]
     for deal in shape["deals"]:
         del deal["created_at"]
-        # What most deals say by saying nothing: not corrected, recorded without a request id.
         for key, unsaid in (("corrected", False), ("request_id", None)):
             if deal[key] is unsaid:
                 del deal[key]
@@ -102,7 +89,6 @@ def _for_the_script(match: MatchView) -> dict[str, Any]:
 
 
 def _match_of_form() -> MatchView | None:
-    """The match the refused form was about, if it is this browser's."""
     try:
         match_id = forms.match_id()
     except Refusal:
@@ -121,20 +107,17 @@ def _refused_form(error: Refusal) -> str:
 
 @bp.get("/")
 def home() -> str:
-    """The current match, or a blank one before this browser has recorded anything."""
     return render_home(shown_match())
 
 
 @bp.get("/words/<language>.json")
 def later_words(language: str) -> Response:
-    """What the counter's script says only sometimes (settings, refusals), in ``language``
-    (the page's): loaded with the first use. The language is in the address, so that a
-    kept copy (static/sw.js) never answers in the other one."""
+    """What the counter's script says only sometimes (settings, refusals), loaded at first
+    use; the language is in the address so that static/sw.js's copy is never the other's."""
     if language not in i18n.LANGUAGES:
         abort(404)
     with force_locale(language):
-        # With the counter a browser sees before its first match: what the page shows once
-        # its match is gone (static/outbox.js), which it learns only from the server.
+        # What the page shows once its match is gone (static/outbox.js).
         blank = _for_the_script(blank_match(i18n.default_names()))
         response = jsonify({**words.later_words(), "blank": blank})
     response.cache_control.no_cache = True
@@ -144,12 +127,10 @@ def later_words(language: str) -> Response:
 @bp.post("/deals")
 @shows_again(_refused_form)
 def record_deal() -> Response:
-    """Record one deal for the player who receives the game points (nobody, for a tie)."""
     match_id = forms.match_id()
     outcome = forms.outcome()
     seat, request_id = forms.receiver(), forms.request_id()
-    # A match of another key's (a table link's) refused before this browser is given a key
-    # for nothing.
+    # A table link's match refused before this browser is given a key for nothing.
     owner = None if match_id is None else owner_of(match_id)
     device = ensure_device()
     match, recorded = deals.record_deal(
@@ -170,7 +151,6 @@ def record_deal() -> Response:
 @bp.post("/undo")
 @shows_again(_refused_form)
 def undo_last_deal() -> Response:
-    """Take back the latest deal of the match on screen."""
     match_id = forms.match_id()
     if match_id is None:
         raise NothingToUndo(N_("There is no deal to undo yet."))

@@ -17,7 +17,6 @@ bp = limits.writes(Blueprint("privacy", __name__))
 
 @bp.get("/privacy")
 def privacy() -> str:
-    """What is stored, for how long, and how to erase it; in the page's language."""
     device = this_device()
     owner = None if device is None else device.owner
     return render_template(
@@ -28,20 +27,17 @@ def privacy() -> str:
         else devices.list_devices(owner=device.owner, this_device=device.id),
         brought=device is not None and ranks.has_maker(owner=device.owner, device_id=device.id),
         own_count=_own_count(device),
-        rotation=forms.new_nonce(),  # the same form sent twice is carried out once
+        rotation=forms.new_nonce(),
     )
 
 
 def _own_count(device: Device | None) -> int:
-    """How many matches this device's erase deletes."""
     own = None if device is None else keys.own_key(device)
     return matches.count(owner=own)
 
 
 @bp.post("/privacy/erase")
 def erase() -> Response | str:
-    """Erase what this device may erase (counter.services.forgetting) and start it afresh,
-    after the player confirms."""
     device = this_device()
     nonce = forms.nonce()
     if not forms.confirmed():
@@ -71,9 +67,7 @@ def erase() -> Response | str:
             )
         )
     response = redirect(url_for("play.home"))
-    # And what this browser kept of them: the counter page's stored copy and outbox
-    # (static/outbox.js) and the service worker's cache. Browsers do this over HTTPS and at
-    # localhost; over plain http the page asks the server, which no longer has them.
+    # The page's stored copy, outbox and the service worker's cache (not over plain http).
     response.headers["Clear-Site-Data"] = '"storage"'
     return response
 

@@ -6,7 +6,7 @@ from markupsafe import Markup
 
 
 def qr_svg(text: str) -> Markup:
-    import segno  # only the pages that show a link load it: a worker need not keep it
+    import segno  # only pages that show a link load it
 
     code = segno.make(text, error="m")
     return Markup(code.svg_inline(scale=4, dark="#000", light="#fff", omitsize=True))

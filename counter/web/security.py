@@ -1,10 +1,9 @@
-"""What keeps one browser's matches its own: CSRF on forms, same-origin API calls,
-security headers, a session cookie that is Secure whenever the site is HTTPS, and links
-built only for a trusted host and the port the site was reached on."""
+"""CSRF on forms, same-origin API calls, security headers, a Secure cookie over HTTPS, and
+links built only for a trusted host."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Request, Response, abort, request
+from flask import Blueprint, Flask, Response, abort, request
 from flask.sessions import SecureCookieSessionInterface, SessionMixin
 from flask_babel import gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -17,21 +16,11 @@ from counter.web.hosts import ReachedHost
 
 csrf = CSRFProtect()
 
-CONTENT_SECURITY_POLICY = "; ".join(
-    [
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "media-src 'self' data:",  # static/awake.js: NoSleep.js's video, over plain http
-        "connect-src 'self'",
-        "manifest-src 'self'",
-        "worker-src 'self'",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    ]
+# media-src: static/awake.js plays NoSleep.js's video over plain http.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "media-src 'self' data:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -41,17 +30,14 @@ HEADERS = {
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
 }
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-# Pages and files the same for everyone; every other answer carries a browser's
-# matches, names or links, and no cache (a shared proxy, the back button on a
-# borrowed phone) may keep it.
+# The same for everyone; any other answer may carry a browser's matches: no cache keeps it.
 PUBLIC_ENDPOINTS = frozenset(
     {"static", "site.robots", "site.manifest", "site.service_worker", "api.openapi"}
 )
 
 
 class SessionCookies(SecureCookieSessionInterface):
-    """The session cookie is Secure on HTTPS requests (behind a proxy too, via ProxyFix), and
-    never sent back naming a device token that was replaced."""
+    """Secure on HTTPS requests, and never sent back naming a replaced device token."""
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
@@ -61,7 +47,7 @@ class SessionCookies(SecureCookieSessionInterface):
 
 
 def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:
-    """Protect ``app``; blueprints named in ``exempt`` are JSON-only and checked by origin."""
+    """Blueprints in ``exempt`` are JSON-only: checked by origin instead of CSRF tokens."""
     # A page left open on the card table for hours must still accept a tap.
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     csrf.init_app(app)
@@ -86,12 +72,8 @@ def same_origin_only() -> None:
     if request.method in SAFE_METHODS:
         return
     origin = request.headers.get("Origin")
-    if origin is not None and origin != _own_origin(request):
+    if origin is not None and origin != f"{request.scheme}://{request.host}":
         abort(403, description=gettext("Requests from other sites are not accepted."))
-
-
-def _own_origin(incoming: Request) -> str:
-    return f"{incoming.scheme}://{incoming.host}"
 
 
 def _add_headers(response: Response) -> Response:
@@ -100,15 +82,13 @@ def _add_headers(response: Response) -> Response:
     if request.endpoint not in PUBLIC_ENDPOINTS:
         response.headers["Cache-Control"] = "no-store"
     if request.is_secure:
-        # Both mean something only over HTTPS; at a plain-http LAN address a browser
-        # ignores the opener policy and says so in the console of every page.
+        # Over plain http a browser ignores the opener policy, and says so in the console.
         response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
     return response
 
 
 def _untrusted_host(error: SecurityError) -> Response:
-    """A Host the site does not answer to: plain text, since no link can be built for it."""
     return Response(
         "This site does not answer to that host name.\n", status=400, mimetype="text/plain"
     )

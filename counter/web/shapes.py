@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import replace
 from typing import Any
 
@@ -12,8 +11,7 @@ from counter.storage.timestamps import iso_utc
 
 
 def match_json(match: MatchView) -> dict[str, Any]:
-    """A match as the API shows it; a summary (no ``deals``) carries ``deal_count`` instead.
-    ``table`` lets a client score a tap before the server answers (``HouseRules.as_table``)."""
+    """A summary (no ``deals``) carries ``deal_count`` instead."""
     body: dict[str, Any] = {
         "id": match.id,
         "uid": match.uid,
@@ -26,8 +24,8 @@ def match_json(match: MatchView) -> dict[str, Any]:
         "winner": match.winner,
         "finished": match.finished,
         "marks": match.marks,
-        "rules": _rules_json(match.rules)[0],
-        "table": _rules_json(match.rules)[1],
+        "rules": match.rules.as_dict(),
+        "table": match.rules.as_table(),
         "session": None if match.session is None else list(match.session),
         "first_dealer": match.first_dealer,
         "created_at": iso_utc(match.created_at),
@@ -41,12 +39,6 @@ def match_json(match: MatchView) -> dict[str, Any]:
         body["leader"] = scoring.leader(match.dealer)
         body["deals"] = [deal_json(deal) for deal in match.deals]
     return body
-
-
-@functools.lru_cache(maxsize=64)
-def _rules_json(rules: scoring.HouseRules) -> tuple[dict[str, str], dict[str, Any]]:
-    """A set of house rules and its table, cached (few sets are in use): never change them."""
-    return rules.as_dict(), rules.as_table()
 
 
 def deal_json(deal: DealView) -> dict[str, Any]:
@@ -64,8 +56,7 @@ def deal_json(deal: DealView) -> dict[str, Any]:
 
 
 def update_json(match: MatchView, *, since: int | None) -> dict[str, Any]:
-    """A match without its deals but for those numbered above ``since`` (none: no deals),
-    with ``deal_count``, ``dealer`` and ``leader``."""
+    """A summary with the deals numbered above ``since`` (none: no deals)."""
     deals = match.deals or ()
     summary = replace(match, deals=None)
     body = match_json(summary)
@@ -77,12 +68,11 @@ def update_json(match: MatchView, *, since: int | None) -> dict[str, Any]:
 
 
 def shared_json(match: MatchView) -> dict[str, Any]:
-    """A match as a share link shows it: the match alone, nothing that names anything else."""
     return shared_from(match_json(match))
 
 
 def shared_from(body: dict[str, Any]) -> dict[str, Any]:
-    """What a share link shows of a match as the API shows it to its browser."""
+    """What a share link shows of a match: nothing that names anything else."""
     body = dict(body, players=[dict(player) for player in body["players"]])
     body["deals"] = [dict(deal) for deal in body["deals"]]
     for private in ("id", "uid", "played_at", "table", "first_dealer", "session"):

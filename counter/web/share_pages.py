@@ -8,7 +8,7 @@ from werkzeug.wrappers import Response
 
 from counter.services import sharing
 from counter.web import limits, live
-from counter.web.own import own_key
+from counter.web.browser import own_key
 from counter.web.shapes import shared_json
 
 bp = limits.writes(Blueprint("sharing", __name__))
@@ -17,14 +17,12 @@ bp = limits.writes(Blueprint("sharing", __name__))
 @bp.post("/matches/<match_id:match_id>/share")
 @limits.links
 def share_match(match_id: int) -> Response:
-    """Make (or keep) the read-only link to this match."""
     sharing.share_match(owner=own_key(match_id), match_id=match_id)
     return redirect(url_for("history.show_match", match_id=match_id))
 
 
 @bp.post("/matches/<match_id:match_id>/share/stop")
 def stop_sharing(match_id: int) -> Response:
-    """Revoke the read-only link: it shows nothing from now on."""
     sharing.stop_sharing(owner=own_key(match_id), match_id=match_id)
     flash(gettext("The share link no longer works."))
     return redirect(url_for("history.show_match", match_id=match_id))
@@ -32,7 +30,6 @@ def stop_sharing(match_id: int) -> Response:
 
 @bp.get("/shared/<token>")
 def shared(token: str) -> str:
-    """One match, read-only, for the other player's phone; it refreshes itself."""
+    """One match, read-only; it reloads at any event but the one of this very state."""
     match = sharing.shared_match(token=token)
-    # The id of the event that shows this very state: the page reloads on any other.
     return render_template("shared.html", match=match, event=live.digest(shared_json(match)))

@@ -1,5 +1,4 @@
-"""The rest of the site: rules, statistics, the language and display switches, and what a
-phone needs to install the counter."""
+"""The rest of the site: rules, statistics, the language and display switches, installing."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ bp = limits.writes(Blueprint("site", __name__))
 @bp.get("/rules")
 @bp.get("/rules/<any(sixty_six, schnapsen):game>")
 def rules(game: str = "santase") -> str:
-    """How a game of the 66 family is scored, in the counter's words: Santase, or another
-    game's own page (templates/rules/<game>/)."""
+    """How a game of the 66 family is scored, in the counter's words."""
     folder = "rules" if game == "santase" else f"rules/{game}"
     return render_template(f"{folder}/{i18n.select_language()}.html")
 
@@ -30,13 +28,12 @@ def rules(game: str = "santase") -> str:
 @bp.get("/statistics")
 @limits.heavy_reads
 def statistics_page() -> str:
-    """Each pair of players' record in this browser, with a small chart of how deals were won."""
+    """Each pair of players' record in this browser."""
     return render_template("statistics.html", pairs=statistics.statistics(owner=current_owner()))
 
 
 @bp.post("/language")
 def choose_language() -> Response:
-    """Switch the language of every page on this device, and remember it for a year."""
     language = request.form.get("language")
     if language not in i18n.LANGUAGES:
         raise Malformed(N_("Choose Bulgarian, English or German."))
@@ -53,7 +50,7 @@ def choose_language() -> Response:
 
 
 def _local_path(target: str | None) -> str:
-    """Where to go back to: a path on this site only, never another site."""
+    """A path on this site only, never another site."""
     if (
         not target
         or not target.startswith("/")
@@ -67,13 +64,11 @@ def _local_path(target: str | None) -> str:
     return target
 
 
-# Display switches, each a cookie of its own (the script writes them too, offline): its two
-# values, the first the one it turns on.
+# Display switches, each a cookie (the script writes them too): its values, "on" first.
 DISPLAY: dict[str, tuple[str, str]] = {"theme": ("dark", "light"), "facing": ("on", "off")}
 
 
 def display() -> dict[str, str | None]:
-    """This device's display choices, as its cookies hold them (None: never chosen)."""
     return {
         name: value if (value := request.cookies.get(name)) in values else None
         for name, values in DISPLAY.items()
@@ -82,7 +77,6 @@ def display() -> dict[str, str | None]:
 
 @bp.post("/display")
 def choose_display() -> Response:
-    """Switch the dark theme or the face-to-face layout on this device, for a year."""
     chosen = {name: request.form[name] for name in DISPLAY if name in request.form}
     if not chosen or any(value not in DISPLAY[name] for name, value in chosen.items()):
         raise Malformed(N_("Choose the theme (dark or light) or face to face (on or off)."))
@@ -101,13 +95,11 @@ def robots() -> Response:
 
 @bp.get("/manifest.webmanifest")
 def manifest() -> Response:
-    """What a phone needs to add the counter to its home screen."""
     body = {
         "name": gettext("Santase Counter"),
         "short_name": gettext("Santase"),
-        # No description: browsers show it only beside screenshots, and this has none.
         "lang": i18n.select_language(),
-        "start_url": "/",  # its scope, left out, is then "/" too
+        "start_url": "/",
         "display": "standalone",
         "background_color": "#f6f4ef",
         "theme_color": "#1f6f43",
@@ -134,6 +126,6 @@ def manifest() -> Response:
 @bp.get("/sw.js")
 def service_worker() -> Response:
     """The service worker, served from the root so that it may look after every page."""
-    response = assets.static("sw.js")  # minified, like every script
+    response = assets.static("sw.js")
     response.headers["Cache-Control"] = "no-cache"
     return response
