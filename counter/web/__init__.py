@@ -50,6 +50,7 @@ def init_app(app: Flask) -> None:
         presets=words.presets,
         game_names=words.games,
         tally_label=words.tally_label,
+        match_word=words.match_word,
         rules_summary=words.rules_summary,
         targets=TARGETS,
         name_max_length=NAME_MAX_LENGTH,
