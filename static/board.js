@@ -143,6 +143,7 @@ function drawChoices(match) {
       for (const option of select.options) option.hidden = !game.variants[select.name].includes(option.value);
       // A rule the game plays one way only is no choice: it is not shown.
       select.hidden = select.labels[0].hidden = game.variants[select.name].length < 2;
+      select.labels[0].textContent = words.ruleLabels[match.game][select.name]; // Schneider-Bummerl
       select.value = match.rules[select.name];
     }
     shownBefore.rules = rules;

@@ -222,6 +222,10 @@ def _script_words(_language: str) -> dict[str, Any]:
         ),
         "tally": {name.value: tally_label(name) for name in GameName},
         "match": {name.value: match_words(name) for name in GameName},
+        "ruleLabels": {
+            name.value: {rule["name"]: rule["label"] for rule in house_rules(name)}
+            for name in GameName
+        },
         "games": games(),
         "outcomes": {
             name.value: {outcome.value: text for outcome, text in outcome_names(name).items()}
