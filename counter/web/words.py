@@ -61,12 +61,12 @@ GAME_MATCH_WORDS = {
         "wins": lazy_pgettext("schnapsen", "%(name)s won the Bummerl"),
         "newMatch": lazy_pgettext("schnapsen", "New Bummerl"),
         "startedTo": lazy_pgettext("schnapsen", "New Bummerl started."),
-        "matchTo": lazy_pgettext("schnapsen", "Match to"),
+        "matchTo": lazy_pgettext("schnapsen", "Bummerl from"),
     },
 }
 # House rules a game names otherwise: Schnapsen's match won to nil is a Schneider-Bummerl.
 GAME_RULE_LABELS = {
-    GameName.SCHNAPSEN: {"shutout": lazy_pgettext("schnapsen", "Match won to nil")},
+    GameName.SCHNAPSEN: {"shutout": lazy_pgettext("schnapsen", "Schneider-Bummerl")},
 }
 # Beside the player who received the points (in the statistics), whose the mistake was.
 RECEIVED_NAMES = {
