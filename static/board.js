@@ -11,7 +11,7 @@ export const $ = (selector, within = root) => within.querySelector(selector);
 export const $$ = (selector, within = root) => [...within.querySelectorAll(selector)];
 
 // Each outcome's name, as its button says it; a mistake as the opponent's (words.py's deal_note).
-const outcomeName = (outcome) => words.received?.[outcome] ?? $(`button.deal[value="${outcome}"] .kind`).textContent;
+const outcomeName = (match, outcome) => words.received[match.game][outcome] ?? words.outcomes[match.game][outcome];
 // A score as the match's game says it (Schnapsen: what is left to make). A declaration,
 // so that it is there before this module has run (its imports run first and may draw).
 export function said(match, score) {
@@ -22,8 +22,8 @@ const receives = (match, deal) =>
 
 // "+2 Иван · Schneider", or "±0 Tie".
 export function describe(match, deal) {
-  if (!deal.player) return `${words.noPoints} ${outcomeName(deal.outcome)}`;
-  return fill(words.dealNote, { receives: receives(match, deal), outcome: outcomeName(deal.outcome) });
+  if (!deal.player) return `${words.noPoints} ${outcomeName(match, deal.outcome)}`;
+  return fill(words.dealNote, { receives: receives(match, deal), outcome: outcomeName(match, deal.outcome) });
 }
 
 // The winner's name and "11:3", the winner's points first, as a result is said.
@@ -65,7 +65,7 @@ function dealRow(match, deal) {
   } else {
     number.textContent = deal.number;
   }
-  const why = cell(outcomeName(deal.outcome));
+  const why = cell(outcomeName(match, deal.outcome));
   const note = deal.pending ? words.pending : deal.corrected ? words.corrected : null;
   if (note) {
     const mark = document.createElement("small");
@@ -150,6 +150,21 @@ function drawChoices(match) {
   }
 }
 
+// A best of three as it stands, or who has won it (the winner's matches first).
+function drawSession(match) {
+  const line = $("[data-session]");
+  line.hidden = !match.session;
+  if (!match.session) return;
+  const [first, second] = match.players;
+  const won = match.sessionWinner;
+  line.textContent = won
+    ? fill(words.sessionWon, {
+        name: match.players[won - 1].name,
+        score: `${match.session[won - 1]}:${match.session[2 - won]}`,
+      })
+    : fill(words.session, { name1: first.name, won1: match.session[0], name2: second.name, won2: match.session[1] });
+}
+
 export function draw() {
   const match = view();
   const [first, second] = match.players;
@@ -158,6 +173,7 @@ export function draw() {
   root.classList.toggle("over", match.finished);
   drawPlayers(match);
   $("[data-result]").textContent = match.finished ? fill(words.match[match.game].wins, wonBy(match)) : "";
+  drawSession(match);
   $(".result").hidden = !match.finished;
   $(".result [name=target]").value = match.target;
   $(".result button").textContent = fill(words.match[match.game].newMatch, { target: match.target });

@@ -30,6 +30,16 @@ function ownMarks(view, rules) {
   return marks;
 }
 
+// Matches a player must win to take `view`'s session: 1 (played as one), 2 (best of three).
+const sessionWins = (view, rules) => rules.games[view.game].sessions[view.rules.session] ?? 1;
+
+// Each seat's matches won in `view`'s best of three, its own win included; null when it is
+// played as one, or when the server has not said what came before it.
+function sessionAfter(view, rules) {
+  if (sessionWins(view, rules) < 2 || !view.sessionEarlier) return null;
+  return view.sessionEarlier.map((won, index) => won + (view.winner === index + 1 ? 1 : 0));
+}
+
 // Whether `game` is played with `houseRules` and to `target`.
 const playable = (game, houseRules, target) =>
   game.targets.includes(target) &&
@@ -53,6 +63,9 @@ function settle(view, rules) {
   view.leader = ROLES[rules.leader](view.dealer);
   view.outcomes = outcomesUnder(view.rules, rules);
   view.marks = ownMarks(view, rules);
+  view.session = sessionAfter(view, rules);
+  const taken = view.session?.findIndex((won) => won >= sessionWins(view, rules)) ?? -1;
+  view.sessionWinner = taken < 0 ? null : taken + 1;
   for (const player of view.players) {
     // null: a series only the server knows (other names), until it answers
     player.games = player.earlier === null ? null : player.earlier + view.marks[player.seat - 1];
@@ -143,6 +156,7 @@ function settings(view, change, rules) {
       player.name = change.players[index];
       player.earlier = earlier[index];
     });
+    view.sessionEarlier = null; // another pair's best of three: the server says
   }
   view.game = change.game ?? view.game;
   view.rules = houseRules;
@@ -174,6 +188,9 @@ function start(view, change, rules) {
   const houseRules = { ...(name === view.game ? view.rules : game.rules), ...(change.rules ?? {}) };
   const target = change.target ?? game.target;
   if (!playable(game, houseRules, target)) return view; // refused: the match on the screen stays
+  // A best of three goes on with the same pair, or starts again once someone has won it.
+  const pair = name === view.game && earlier.every((games) => games !== null);
+  const sessionEarlier = view.sessionWinner ? [0, 0] : view.session;
   return settle(
     {
       id: null,
@@ -186,6 +203,10 @@ function start(view, change, rules) {
       deals: [],
       pending: true,
       players: names.map((name, index) => ({ seat: index + 1, name, score: 0, earlier: earlier[index] })),
+      sessionEarlier:
+        pair && sessionEarlier
+          ? names.map((each) => sessionEarlier[view.players.findIndex((player) => player.name === each)])
+          : null,
     },
     rules,
   );
@@ -201,6 +222,7 @@ export function fold(match, changes, rules) {
   for (const player of view.players) {
     player.earlier = player.games === null ? null : player.games - marks[player.seat - 1];
   }
+  view.sessionEarlier = view.session?.map((won, index) => won - (view.winner === index + 1 ? 1 : 0)) ?? null;
   view = settle(view, rules);
   for (const change of changes) {
     if (change.kind === "start" || change.match === view.uid) view = steps[change.kind](view, change, rules);

@@ -10,7 +10,8 @@ the house rules the game allows. Adding a game: docs/architecture.md.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -18,6 +19,7 @@ from counter.game.refusals import N_, Invalid
 from counter.game.scoring import (
     DEFAULT_RULES,
     SCHNAPSEN_RULES,
+    SEATS,
     SIXTY_SIX_RULES,
     TARGETS,
     FailedClose,
@@ -25,6 +27,7 @@ from counter.game.scoring import (
     HouseRules,
     NextDealer,
     Seat,
+    Session,
     Shutout,
     Standing,
     Ties,
@@ -114,7 +117,7 @@ GAMES: dict[GameName, Game] = {
         DEFAULT_RULES,
         11,
         TARGETS,
-        variants={"shutout": (Shutout.ONCE,)},
+        variants={"shutout": (Shutout.ONCE,), "session": (Session.ONE,)},
     ),
     # pagat.com: the winner of a deal deals, 65:65 is a draw, a wrong 66 costs 2.
     GameName.SIXTY_SIX: Game(
@@ -123,9 +126,10 @@ GAMES: dict[GameName, Game] = {
         SIXTY_SIX_RULES,
         7,
         TARGETS,
-        variants={"failed_close": (FailedClose.BY_TRICKS,)},
+        variants={"failed_close": (FailedClose.BY_TRICKS,), "session": (Session.ONE,)},
     ),
-    # pagat.com and schnopsn.com: down from 7, the deal alternates, no 65:65.
+    # pagat.com and schnopsn.com: down from 7, the deal alternates, no 65:65; one Bummerl
+    # or best of three.
     GameName.SCHNAPSEN: Game(
         GameName.SCHNAPSEN,
         N_("Schnapsen"),
@@ -150,3 +154,39 @@ def game_of(rules: HouseRules) -> Game:
     (migration 0017 says the same in SQL): Sixty-six if they were its preset's, else Santase."""
     old_sixty_six = dataclasses.replace(SIXTY_SIX_RULES, wrong_claim=WrongClaim.BY_TRICKS)
     return GAMES[GameName.SIXTY_SIX] if rules == old_sixty_six else SANTASE
+
+
+# The matches a player must win to take a session.
+SESSION_WINS = {Session.ONE: 1, Session.BEST_OF_THREE: 2}
+
+
+def sessions(winners: Iterable[str]) -> tuple[Counter[str], Counter[str]]:
+    """The best of three in ``winners`` (the winner's name of each of a pair's matches
+    played as best of three, in the order played): each name's sessions won, and its
+    matches won in the session still open. A session is over once a name has won two."""
+    won: Counter[str] = Counter()
+    open_set: Counter[str] = Counter()
+    for name in winners:
+        open_set[name] += 1
+        if open_set[name] == SESSION_WINS[Session.BEST_OF_THREE]:
+            won[name] += 1
+            open_set.clear()
+    return won, open_set
+
+
+def session_standing(
+    earlier: tuple[int, int], winner: Seat | None, rules: HouseRules
+) -> tuple[int, int] | None:
+    """Each seat's matches won in its best of three, this match's win included: ``earlier``
+    those before it; None for a match played as one."""
+    if rules.session is not Session.BEST_OF_THREE:
+        return None
+    return earlier[0] + (winner == 1), earlier[1] + (winner == 2)
+
+
+def session_winner(standing: tuple[int, int] | None) -> Seat | None:
+    """The seat that has won its best of three, if any."""
+    if standing is None:
+        return None
+    needed = SESSION_WINS[Session.BEST_OF_THREE]
+    return next((seat for seat in SEATS if standing[seat - 1] >= needed), None)

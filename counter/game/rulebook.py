@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, cast
 
-from counter.game.games import GAMES, Game
+from counter.game.games import GAMES, SESSION_WINS, Game
 from counter.game.refusals import Invalid
 from counter.game.scoring import (
     DEFAULT_RULES,
@@ -23,6 +23,7 @@ from counter.game.scoring import (
     NextDealer,
     Outcome,
     Seat,
+    Session,
     Shutout,
     Standing,
     leader,
@@ -100,6 +101,11 @@ def _game(game: Game) -> dict[str, Any]:
                 for scores in ((7, 1), (7, 0))
             ]
             for choice in Shutout
+        },
+        # The matches a player must win to take a session, by its session rule: 1, or 2
+        # for best of three (the pair's matches of that rule, in order: games.sessions).
+        "sessions": {
+            choice.value: SESSION_WINS[Session(choice)] for choice in game.choices("session")
         },
     }
 

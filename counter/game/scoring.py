@@ -82,6 +82,14 @@ class Shutout(StrEnum):
     TWICE = "twice"
 
 
+class Session(StrEnum):
+    """How many matches of a pair a session is: one, or best of three "like in tennis"
+    (schnopsn.com), won by the first to win two (counter.game.games.open_set)."""
+
+    ONE = "one"
+    BEST_OF_THREE = "best_of_three"
+
+
 class Ties(StrEnum):
     """Whether a deal that ends 65:65 is recorded."""
 
@@ -157,6 +165,16 @@ class HouseRules:
             {
                 Shutout.ONCE: N_("counts once"),
                 Shutout.TWICE: N_("counts twice"),
+            },
+        ),
+    )
+    session: Session = field(
+        default=Session.ONE,
+        metadata=_words(
+            N_("Session"),
+            {
+                Session.ONE: N_("one match"),
+                Session.BEST_OF_THREE: N_("best of three"),
             },
         ),
     )

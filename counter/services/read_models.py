@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from counter.game import scoring
-from counter.game.games import SANTASE, Game
+from counter.game.games import SANTASE, Game, session_standing
 from counter.game.names import DEFAULT_NAMES
-from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat
+from counter.game.scoring import DEFAULT_RULES, DEFAULT_TARGET, HouseRules, Outcome, Seat, Session
 from counter.storage import series
 from counter.storage.repository import Stored
 
@@ -54,6 +54,8 @@ class MatchView:
     dealer: Seat = 1  # who deals the next deal; the other player leads
     game: Game = SANTASE
     marks: int = 0  # what the match counts in the tally once won (a Schneider-Bummerl 2)
+    # Each seat's matches won in its best of three, this one included (None: played as one).
+    session: tuple[int, int] | None = None
 
     @property
     def finished(self) -> bool:
@@ -115,6 +117,10 @@ def view(
     )
     if games is None:
         games = series.with_own_win(stored.earlier, match.tallied, match.marks)
+    session = None
+    if with_deals and match.rules.session is Session.BEST_OF_THREE:
+        earlier = series.session_before(row.owner, match.game.name, match.names, row.id)
+        session = session_standing(earlier, standing.winner, match.rules)
     return MatchView(
         id=row.id,
         uid=match.uid,
@@ -134,6 +140,7 @@ def view(
         dealer=dealers[-1],
         game=match.game,
         marks=match.marks,
+        session=session,
     )
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 
 from counter.game import parsing
-from counter.game.games import GAMES, Game, Tally
-from counter.game.scoring import GameName, Outcome
+from counter.game.games import GAMES, Game, Tally, sessions
+from counter.game.scoring import GameName, Outcome, Session
 from counter.storage.models import Deal, Match, db
 
 # Outcomes every table plays; the others get a row only where deals were won by them.
@@ -30,7 +30,7 @@ class PlayerStats:
     name: str
     matches_won: int = 0
     tally: int = 0  # what the game's tally counts: games won, or Bummerl got
-    best_of_three: int = 0  # sessions won: the first to win two matches of the pair
+    best_of_three: int = 0  # sessions of best of three won (counter.game.games.sessions)
     deals_won: Counter[Outcome] = field(default_factory=Counter)
     longest_run: int = 0  # most matches won in a row against this opponent
 
@@ -78,7 +78,15 @@ def statistics(*, owner: str | None) -> list[PairStats]:
     if owner is None:
         return []
     matches = db.session.execute(
-        select(Match.id, Match.player1, Match.player2, Match.won_by, Match.game, Match.marks)
+        select(
+            Match.id,
+            Match.player1,
+            Match.player2,
+            Match.won_by,
+            Match.game,
+            Match.marks,
+            Match.__table__.c.session,
+        )
         .where(Match.owner == owner)
         .order_by(Match.id)
     ).all()
@@ -94,9 +102,9 @@ def statistics(*, owner: str | None) -> list[PairStats]:
 
     pairs: dict[tuple[GameName, frozenset[str]], PairStats] = {}
     runs: dict[tuple[tuple[GameName, frozenset[str]], str], int] = {}
-    # Best of three, as Schnapsen tables play it: matches in order, a session to two wins.
-    sessions: dict[tuple[GameName, frozenset[str]], Counter[str]] = {}
-    for match_id, first, second, won_by, game, marks in matches:
+    # The winner of each match played as best of three, in order, per game and pair.
+    best_of_three: dict[tuple[GameName, frozenset[str]], list[str]] = {}
+    for match_id, first, second, won_by, game, marks, session in matches:
         names = (first, second)
         key = (game, frozenset(names))
         pair = pairs.get(key)
@@ -120,9 +128,10 @@ def statistics(*, owner: str | None) -> list[PairStats]:
             runs[key, loser.name] = 0
             tallied = loser if pair.game.tally is Tally.LOSER else winner
             tallied.tally += marks or 1
-            session = sessions.setdefault(key, Counter())
-            session[winner.name] += 1
-            if session[winner.name] == 2:
-                winner.best_of_three += 1
-                session.clear()
+            if session == Session.BEST_OF_THREE:
+                best_of_three.setdefault(key, []).append(winner.name)
+    for key, winners in best_of_three.items():
+        won, _ = sessions(winners)
+        for stats in pairs[key].players:
+            stats.best_of_three = won[stats.name]
     return sorted(pairs.values(), key=lambda pair: -pair.matches)

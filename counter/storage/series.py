@@ -27,8 +27,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
-from counter.game.games import GAMES, Tally
-from counter.game.scoring import GameName, Seat
+from counter.game.games import GAMES, Tally, sessions
+from counter.game.scoring import GameName, Seat, Session
 from counter.storage.models import Match, db
 
 
@@ -140,3 +140,24 @@ def games_on_page(
             name = names[tallied - 1]
             counts[name] = counts.get(name, 0) - marks
     return shown
+
+
+def session_before(
+    owner: str, game: GameName, names: tuple[str, str], match_id: int
+) -> tuple[int, int]:
+    """Each seat's matches won in the best of three still open before match ``match_id``,
+    as the game counts them from the winners of the pair's best-of-three matches."""
+    winner = case((Match.won_by == 1, Match.player1), else_=Match.player2)
+    winners = db.session.scalars(
+        select(winner)
+        .where(
+            Match.owner == owner,
+            Match.id < match_id,
+            Match.won_by.is_not(None),
+            Match.__table__.c.session == Session.BEST_OF_THREE.value,
+            _same_series(Match, game.value, *names),
+        )
+        .order_by(Match.id)
+    )
+    _, open_set = sessions(winners)
+    return open_set[names[0]], open_set[names[1]]

@@ -52,6 +52,7 @@ def init_app(app: Flask) -> None:
         tally_label=words.tally_label,
         match_word=words.match_word,
         rules_summary=words.rules_summary,
+        session_line=words.session_line,
         targets=TARGETS,
         name_max_length=NAME_MAX_LENGTH,
         languages=i18n.LANGUAGE_NAMES,

@@ -135,7 +135,7 @@ def correct_deal(match_id: int, number: int) -> Response:
     match, deal = deals.correct_deal(
         owner=owner, match_id=match_id, number=number, seat=seat, outcome=outcome
     )
-    note = words.deal_note(match.names, deal.player, deal.points, deal.outcome)
+    note = words.deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name)
     flash(gettext("Deal %(number)s corrected: %(note)s.", number=number, note=note))
     return redirect(_back_to(match))
 
@@ -145,6 +145,8 @@ def correct_deal(match_id: int, number: int) -> Response:
 def delete_deal(match_id: int, number: int) -> Response:
     """Delete a past deal; the later deals move up a number."""
     match, removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
-    note = words.deal_note(match.names, removed.player, removed.points, removed.outcome)
+    note = words.deal_note(
+        match.names, removed.player, removed.points, removed.outcome, match.game.name
+    )
     flash(gettext("Deal %(number)s deleted: %(note)s.", number=number, note=note))
     return redirect(_back_to(match))

@@ -25,7 +25,11 @@ def question(
     deals: Sequence[DealView] = match.deals or ()
     missed = deals[after:]
     points = scoring.score_deal(seat, outcome, match.rules).points
-    yours = words.deal_note(match.names, seat, points, outcome)
+    yours = words.deal_note(match.names, seat, points, outcome, match.game.name)
+
+    def note(deal: DealView) -> str:
+        return words.deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name)
+
     if len(missed) == 1 and (missed[0].player, missed[0].outcome) != (seat, outcome):
         theirs = missed[0]
         return {
@@ -33,7 +37,7 @@ def question(
                 "Another phone recorded deal %(number)s: %(theirs)s. This phone: %(yours)s. "
                 "Which is right?",
                 number=theirs.number,
-                theirs=words.deal_note(match.names, theirs.player, theirs.points, theirs.outcome),
+                theirs=note(theirs),
                 yours=yours,
             ),
             "same": gettext("The other phone's"),
@@ -42,10 +46,7 @@ def question(
             "deal": theirs.number,
         }
     if missed:
-        listed = "; ".join(
-            f"{deal.number}: {words.deal_note(match.names, deal.player, deal.points, deal.outcome)}"
-            for deal in missed
-        )
+        listed = "; ".join(f"{deal.number}: {note(deal)}" for deal in missed)
         return {
             "question": ngettext(
                 "Another phone recorded deal %(deals)s. Yours: %(yours)s. Same deal?",

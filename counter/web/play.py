@@ -163,7 +163,7 @@ def record_deal() -> Response:
     )
     if recorded and match.deals:
         deal = match.deals[-1]
-        flash(words.deal_note(match.names, deal.player, deal.points, deal.outcome))
+        flash(words.deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name))
     return redirect(url_for("play.home"))
 
 
@@ -182,7 +182,9 @@ def undo_last_deal() -> Response:
         owner=owner, match_id=match_id, number=forms.number("deal_number"), device=this_device()
     )
     if removed is not None:
-        note = words.deal_note(match.names, removed.player, removed.points, removed.outcome)
+        note = words.deal_note(
+            match.names, removed.player, removed.points, removed.outcome, match.game.name
+        )
         flash(gettext("Undone: %(note)s.", note=note))
     return redirect(url_for("play.home"))
 

@@ -28,6 +28,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
         "marks": match.marks,
         "rules": _rules_json(match.rules)[0],
         "table": _rules_json(match.rules)[1],
+        "session": None if match.session is None else list(match.session),
         "first_dealer": match.first_dealer,
         "created_at": iso_utc(match.created_at),
         "finished_at": iso_utc(match.finished_at),
@@ -84,7 +85,7 @@ def shared_from(body: dict[str, Any]) -> dict[str, Any]:
     """What a share link shows of a match as the API shows it to its browser."""
     body = dict(body, players=[dict(player) for player in body["players"]])
     body["deals"] = [dict(deal) for deal in body["deals"]]
-    for private in ("id", "uid", "played_at", "table", "first_dealer"):
+    for private in ("id", "uid", "played_at", "table", "first_dealer", "session"):
         del body[private]
     for player in body["players"]:
         del player["games"]

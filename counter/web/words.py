@@ -13,9 +13,10 @@ from typing import Any
 from flask import g
 from flask_babel import gettext, lazy_gettext, lazy_pgettext
 
-from counter.game.games import GAMES
+from counter.game.games import GAMES, session_winner
 from counter.game.refusals import Refusal
 from counter.game.scoring import PRESETS, GameName, HouseRules, Outcome
+from counter.services.read_models import MatchView
 from counter.web import i18n
 
 # Each outcome's button name and (OUTCOME_HINTS) when to tap it, from the receiver's side.
@@ -75,6 +76,19 @@ RECEIVED_NAMES = {
     Outcome.WRONG_CLAIM: lazy_gettext("Opponent's wrong 66"),
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Opponent's wrong 66, no trick"),
 }
+GAME_RECEIVED_NAMES = {
+    GameName.SCHNAPSEN: {
+        Outcome.FAILED_CLOSE: lazy_pgettext("schnapsen", "Opponent's failed close"),
+        Outcome.FAILED_CLOSE_NO_TRICK: lazy_pgettext(
+            "schnapsen", "Opponent's failed close, no trick"
+        ),
+        Outcome.WRONG_CLAIM: lazy_pgettext("schnapsen", "Opponent's wrong 66"),
+        Outcome.WRONG_CLAIM_NO_TRICK: lazy_pgettext("schnapsen", "Opponent's wrong 66, no trick"),
+    },
+}
+# A best of three as it stands, and once someone has won it (the winner's matches first).
+SESSION = lazy_pgettext("schnapsen", "Best of three: %(name1)s %(won1)s, %(name2)s %(won2)s")
+SESSION_WON = lazy_pgettext("schnapsen", "%(name)s won the best of three %(score)s")
 OUTCOME_HINTS = {
     Outcome.NORMAL: lazy_gettext("the other player has 33 or more"),
     Outcome.SCHNEIDER: lazy_gettext("the other player took a trick, under 33"),
@@ -118,8 +132,32 @@ def outcome_name(
     """The outcome's name in ``game``; ``received``: said of the player who received its
     points."""
     if received and outcome in RECEIVED_NAMES:
-        return str(RECEIVED_NAMES[Outcome(outcome)])
+        return received_names(game)[Outcome(outcome)]
     return outcome_names(game)[Outcome(outcome)]
+
+
+def received_names(game: GameName | str) -> dict[Outcome, str]:
+    """Each mistake's name as the players of ``game`` say it of its opponent's."""
+    played = GameName(game)
+    own = GAME_RECEIVED_NAMES.get(played, {})
+    return {outcome: str(own.get(outcome, text)) for outcome, text in RECEIVED_NAMES.items()}
+
+
+def session_line(match: MatchView) -> str:
+    """Like "Best of three: Sepp 1, Resi 0", or who has won it; "" for a match played as one."""
+    if match.session is None:
+        return ""
+    winner = session_winner(match.session)
+    if winner is not None:
+        score = f"{match.session[winner - 1]}:{match.session[2 - winner]}"
+        return str(SESSION_WON) % {"name": match.players[winner - 1].name, "score": score}
+    first, second = match.players
+    return str(SESSION) % {
+        "name1": first.name,
+        "won1": match.session[0],
+        "name2": second.name,
+        "won2": match.session[1],
+    }
 
 
 def tally_label(game: GameName | str) -> str:
@@ -181,14 +219,20 @@ def receives(points: int, name: str) -> str:
     return RECEIVES % {"points": points, "name": name}
 
 
-def deal_note(names: tuple[str, str], player: int | None, points: int, outcome: Outcome) -> str:
-    """Like "+2 Иван · Schneider": what a deal gave whom ("±0 Tie" for a tie); a mistake
-    named as the opponent's ("+2 Иван · Opponent's wrong 66"), not the receiver's."""
+def deal_note(
+    names: tuple[str, str],
+    player: int | None,
+    points: int,
+    outcome: Outcome,
+    game: GameName | str = GameName.SANTASE,
+) -> str:
+    """Like "+2 Иван · Schneider": what a deal gave whom ("±0 Tie" for a tie) in ``game``'s
+    words; a mistake named as the opponent's ("+2 Иван · Opponent's wrong 66")."""
     if player is None:
-        return f"{NO_POINTS} {outcome_name(outcome)}"
+        return f"{NO_POINTS} {outcome_name(outcome, game=game)}"
     return DEAL_NOTE % {
         "receives": receives(points, names[player - 1]),
-        "outcome": outcome_name(outcome, received=True),
+        "outcome": outcome_name(outcome, received=True, game=game),
     }
 
 
@@ -206,7 +250,12 @@ def _script_words(_language: str) -> dict[str, Any]:
         "noPoints": NO_POINTS,
         "dealNote": DEAL_NOTE,
         # A mistake named as the opponent's in the notes and the deal list (deal_note).
-        "received": {outcome.value: str(name) for outcome, name in RECEIVED_NAMES.items()},
+        "received": {
+            name.value: {outcome.value: text for outcome, text in received_names(name).items()}
+            for name in GameName
+        },
+        "session": str(SESSION),
+        "sessionWon": str(SESSION_WON),
         "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
         "offline": gettext("Offline"),
         "correctDeal": gettext("Correct deal %(number)s"),

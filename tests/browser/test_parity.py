@@ -297,6 +297,7 @@ AS_SHOWN = """([match, changes, rules]) => {
     uid: view.uid, game: view.game, target: view.target, rules: view.rules,
     first_dealer: view.first_dealer,
     dealer: view.dealer, leader: view.leader, winner: view.winner, finished: view.finished,
+    session: view.session,
     players: view.players.map(({ name, score, games }) => ({ name, score, games })),
     deals: view.deals.map(({ number, player, outcome, points, scores, dealer }) =>
       ({ number, player, outcome, points, scores, dealer })),
@@ -316,6 +317,7 @@ def as_shown(match: dict[str, Any]) -> dict[str, Any]:
         "leader",
         "winner",
         "finished",
+        "session",
     )
     deal_keys = ("number", "player", "outcome", "points", "scores", "dealer")
     return {
@@ -578,4 +580,25 @@ def unknown_left_to_the_server(shown: dict[str, Any], server: dict[str, Any]) ->
     for seat, player in enumerate(shown["players"]):
         if player["games"] is None:
             server["players"][seat]["games"] = None
+    if shown["session"] is None:  # a best of three of another pair, or chosen since
+        server["session"] = None
     return server
+
+
+def bummerl(winner: int) -> list[tuple[Any, ...]]:
+    """A Schnapsen match won by ``winner`` 7:0: Schwarz, Schwarz and a win."""
+    return [("deal", winner, S), ("deal", winner, S), ("deal", winner, Outcome.NORMAL)]
+
+
+def test_the_script_counts_a_best_of_three_as_the_server_does(
+    script: Page, parity_app: Flask
+) -> None:
+    """Each Bummerl played on the phone, each next one started there: the script carries
+    the best of three from one to the next, and starts another once it is won."""
+    rules = dataclasses.replace(scoring.SCHNAPSEN_RULES, session=scoring.Session.BEST_OF_THREE)
+    run = [*bummerl(1), ("new", None, 7), *bummerl(2), ("new", None, 7), *bummerl(1)]
+    for last in ([], [("new", None, 7), ("deal", 2, S)]):
+        start, queued, server = played(parity_app, run + last, rules, GAMES[SCHNAPSEN])
+        shown = script.evaluate(AS_SHOWN, [start, queued, rulebook.for_the_script()])
+        assert shown == server
+        assert shown["session"] == ([0, 0] if last else [2, 1])

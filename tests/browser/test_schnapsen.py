@@ -9,7 +9,16 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from phones import all_saved, name_players, open_settings, phone, score, server_match, tap
+from phones import (
+    all_saved,
+    name_players,
+    next_tap,
+    open_settings,
+    phone,
+    score,
+    server_match,
+    tap,
+)
 
 pytestmark = pytest.mark.slow  # Chromium
 
@@ -62,6 +71,11 @@ def test_a_bummerl_in_german(german: Page) -> None:
     tap(page, 1, "failed_close")
     expect(score(page, 1)).to_have_text("0")
     expect(page.locator("[data-result]")).to_have_text("Sepp gewinnt das Bummerl")
+    # The confirmation and the deal list in Austrian words, as the buttons say them.
+    expect(page.locator("[data-status]")).to_contain_text("Gegner-Zudrehen misslungen")
+    first_row = page.locator(".deals tbody tr").first
+    expect(first_row).to_contain_text("Gegner-Zudrehen misslungen")
+    expect(page.locator(".deals tbody tr").last).to_contain_text("Einfach")
     expect(page.locator(".deals tbody tr").first.locator("td.num")).to_have_text(["0", "6"])
     assert tally(page, 2) == "Bummerl: 1"  # Resi has the Bummerl
     assert tally(page, 1) == "Bummerl: 0"
@@ -92,3 +106,62 @@ def test_a_schneider_bummerl_in_bulgarian(bulgarian: Page) -> None:
     assert (server["game"], server["winner"], server["marks"]) == ("schnapsen", 2, 2)
     page.reload()
     assert tally(page, 1) == "Бумерли: 2"  # as the server counts it
+
+
+def choose_best_of_three(page: Page) -> None:
+    """Best of three, chosen in the house rules before the first Bummerl."""
+    open_settings(page)
+    page.select_option("#rule-session", "best_of_three")
+    page.locator(".rules-form button").click()
+    all_saved(page)
+
+
+def win_bummerl(page: Page, winner: int, *, new: bool = True) -> None:
+    """A Bummerl won by ``winner`` (Schwarz, Schwarz, a win: 7), started from the last
+    one's result unless ``new`` is False."""
+    if new:
+        next_tap(page)  # not the winning tap's second
+        page.locator(".result button").click()
+        expect(page.locator(".record")).to_be_visible()
+    for outcome in ("schwarz", "schwarz", "normal"):
+        tap(page, winner, outcome)
+    expect(score(page, winner)).to_have_text("0")
+
+
+def test_best_of_three_in_german(german: Page) -> None:
+    page = german
+    page.goto("/")
+    name_players(page, "Sepp", "Resi")
+    choose_schnapsen(page)
+    session = page.locator("[data-session]")
+    expect(session).to_be_hidden()  # one Bummerl unless best of three is chosen
+    choose_best_of_three(page)
+    expect(session).to_have_text("Zwei aus drei: Sepp 0, Resi 0")
+    win_bummerl(page, 1, new=False)
+    expect(session).to_have_text("Zwei aus drei: Sepp 1, Resi 0")
+    win_bummerl(page, 2)
+    expect(session).to_have_text("Zwei aus drei: Sepp 1, Resi 1")
+    win_bummerl(page, 1)
+    expect(session).to_have_text("Sepp gewinnt zwei aus drei, 2:1")
+    all_saved(page)
+    page.reload()
+    expect(session).to_have_text("Sepp gewinnt zwei aus drei, 2:1")  # as the server says it
+    assert server_match(page)["session"] == [2, 1]
+    page.goto("/statistics")
+    row = page.get_by_role("row", name="Zwei aus drei gewonnen")
+    expect(row.locator("td")).to_have_text(["1", "0"])
+
+
+def test_best_of_three_in_bulgarian(bulgarian: Page) -> None:
+    page = bulgarian
+    page.goto("/")
+    name_players(page, "Ivan", "Maria")
+    choose_schnapsen(page)
+    choose_best_of_three(page)
+    win_bummerl(page, 2, new=False)
+    session = page.locator("[data-session]")
+    expect(session).to_have_text("Две от три: Ivan 0, Maria 1")
+    win_bummerl(page, 2)
+    expect(session).to_have_text("Maria спечели „две от три“ с 2:0")
+    all_saved(page)
+    assert server_match(page)["session"] == [0, 2]

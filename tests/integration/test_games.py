@@ -13,12 +13,17 @@ from flask.testing import FlaskClient
 from counter.game.scoring import GameName
 from counter.services import matches
 
-from helpers import api_play, api_start, key_of, press, win_match
+from helpers import api_play, api_start, key_of, press, tap, win_match
 
 
-def bummerl(client: FlaskClient, winner: int, loser_points: int = 1) -> dict[str, Any]:
-    """A Schnapsen match won by ``winner``, the loser having made ``loser_points`` (0: none)."""
-    match = api_start(client, game="schnapsen", players=["Sepp", "Resi"])
+def bummerl(
+    client: FlaskClient, winner: int, loser_points: int = 1, session: str = "one"
+) -> dict[str, Any]:
+    """A Schnapsen match won by ``winner``, the loser having made ``loser_points`` (0: none),
+    played as one Bummerl or as one of a best of three (``session``)."""
+    match = api_start(
+        client, game="schnapsen", players=["Sepp", "Resi"], rules={"session": session}
+    )
     deals = [(3 - winner, "normal")] * loser_points + [(winner, "schwarz")] * 2
     return api_play(client, match["id"], *deals, (winner, "normal"))
 
@@ -54,6 +59,7 @@ def test_the_service_starts_a_match_of_a_game(app: Flask) -> None:
         {"game": "schnapsen", "target": 11},
         {"game": "schnapsen", "rules": {"next_dealer": "winner"}},
         {"game": "santase", "rules": {"shutout": "twice"}},
+        {"game": "sixty_six", "rules": {"session": "best_of_three"}},
         {"game": "bridge"},
     ],
 )
@@ -169,10 +175,114 @@ def test_a_new_match_of_another_game_from_the_form(client: FlaskClient) -> None:
 
 
 def test_the_statistics_count_bummerl_sessions_of_best_of_three(client: FlaskClient) -> None:
-    bummerl(client, winner=1)
-    bummerl(client, winner=2)
-    bummerl(client, winner=1)  # Sepp wins the first best of three, 2:1
-    bummerl(client, winner=2)
+    bummerl(client, winner=1, session="best_of_three")
+    bummerl(client, winner=2)  # one Bummerl on its own: not part of a best of three
+    bummerl(client, winner=2, session="best_of_three")
+    bummerl(client, winner=1, session="best_of_three")  # Sepp wins the first best of three, 2:1
+    bummerl(client, winner=2, session="best_of_three")
     page = client.get("/statistics").get_data(as_text=True)
     row = page[page.index("Best of three won") :].split("</tr>")[0]
     assert '<td class="num">1</td><td class="num">0</td>' in row
+
+
+def test_a_schnapsen_match_is_one_bummerl_unless_best_of_three_is_chosen(
+    client: FlaskClient,
+) -> None:
+    match = api_start(client, game="schnapsen")
+    assert (match["rules"]["session"], match["session"]) == ("one", None)
+    changed = client.patch(
+        f"/api/matches/{match['id']}", json={"rules": {"session": "best_of_three"}}
+    )
+    assert (changed.json["rules"]["session"], changed.json["session"]) == ("best_of_three", [0, 0])
+
+
+# Each Bummerl of a best of three, its winner, and the standing the match shows once won.
+BEST_OF_THREE = [
+    ([1], [1, 0]),
+    ([1, 2], [1, 1]),
+    ([1, 2, 1], [2, 1]),
+    ([2, 2], [0, 2]),
+    ([1, 1, 2], [0, 1]),  # Sepp took the first 2:0; the next best of three starts at 0:0
+]
+
+
+@pytest.mark.parametrize(("winners", "session"), BEST_OF_THREE)
+def test_a_best_of_three_stands_as_its_bummerl_in_order(
+    client: FlaskClient, winners: list[int], session: list[int]
+) -> None:
+    for winner in winners:
+        last = bummerl(client, winner=winner, session="best_of_three")
+    assert last["session"] == session
+
+
+def test_the_counter_says_who_won_the_best_of_three(client: FlaskClient) -> None:
+    bummerl(client, winner=1, session="best_of_three")
+    during = api_start(client, game="schnapsen", players=["Sepp", "Resi"])
+    assert during["session"] == [1, 0]  # a new match keeps the choice, and the best of three
+    assert "Best of three: Sepp 1, Resi 0" in client.get("/").get_data(as_text=True)
+    api_play(client, during["id"], (1, "schwarz"), (1, "schwarz"), (1, "normal"))
+    assert "Sepp won the best of three 2:0" in client.get("/").get_data(as_text=True)
+    assert api_start(client)["session"] == [0, 0]
+
+
+def test_a_match_played_as_one_shows_no_best_of_three(client: FlaskClient) -> None:
+    bummerl(client, winner=1)
+    page = client.get("/").get_data(as_text=True)
+    assert '<p class="session" data-session hidden></p>' in page
+
+
+def test_the_export_carries_best_of_three_and_the_import_keeps_it(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    bummerl(client, winner=1, session="best_of_three")
+    exported = client.get("/api/export").get_data(as_text=True)
+    assert json.loads(exported)["matches"][0]["rules"]["session"] == "best_of_three"
+    answer = other_client.post(
+        "/api/import", data=exported, headers={"Content-Type": "application/json"}
+    )
+    assert answer.status_code in (200, 201), answer.json
+    imported = other_client.get("/api/matches").json["matches"][0]
+    assert imported["rules"]["session"] == "best_of_three"
+    following = api_start(other_client, game="schnapsen", players=["Sepp", "Resi"])
+    assert following["session"] == [1, 0]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "words"),
+    [
+        ("normal", "+1 Sepp · Einfach"),
+        ("failed_close", "+2 Sepp · Gegner-Zudrehen misslungen"),
+        ("wrong_claim", "+2 Sepp · Gegner falsch abgemeldet"),
+        ("wrong_claim_no_trick", "+3 Sepp · Gegner falsch abgemeldet, ohne Stich"),
+    ],
+)
+def test_a_schnapsen_deal_is_confirmed_and_listed_in_austrian_words(
+    client: FlaskClient, outcome: str, words: str
+) -> None:
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "de-AT"
+    api_start(client, game="schnapsen", players=["Sepp", "Resi"])
+    assert tap(client, 1, outcome).status_code == 302
+    page = client.get("/").get_data(as_text=True)
+    assert words in page  # the confirmation line
+    kind = words.split(" · ")[1]
+    assert f"<td>{kind}</td>" in page  # the deal list
+    statistics = client.get("/statistics").get_data(as_text=True)
+    assert f'<th scope="row">{kind}</th>' in statistics
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ["Session", "best of three", "preisschnapsen.at"]),
+        ("de", ["Gespielt wird", "zwei aus drei", "preisschnapsen.at"]),
+        ("bg", ["Играе се", "две от три", "preisschnapsen.at"]),
+    ],
+)
+def test_the_schnapsen_rules_page_credits_best_of_three_and_the_variants(
+    client: FlaskClient, language: str, words: list[str]
+) -> None:
+    page = client.get("/rules/schnapsen", headers={"Accept-Language": language})
+    text = page.get_data(as_text=True)
+    for word in words:
+        assert word in text
+    assert text.count("schnopsn.com") >= 3

@@ -15,6 +15,7 @@ def test_a_match_starts_with_the_default_rules_and_player_1_dealing(client: Flas
         "next_dealer": "winner",
         "ties": "not_recorded",
         "shutout": "once",
+        "session": "one",
     }
     assert match["game"] == "santase"
     assert (match["first_dealer"], match["dealer"], match["leader"]) == (1, 1, 2)
@@ -36,6 +37,7 @@ def test_a_new_match_takes_the_browsers_last_choice(client: FlaskClient) -> None
         "next_dealer": "alternate",
         "ties": "not_recorded",
         "shutout": "once",
+        "session": "one",
     }
 
 

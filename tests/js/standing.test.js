@@ -34,6 +34,7 @@ const RULES = {
       shown: "score",
       tally: "winner",
       marks: { once: [1, 1], twice: [1, 2] },
+      sessions: { one: 1 },
     },
     schnapsen: {
       target: 7,
@@ -43,6 +44,7 @@ const RULES = {
       shown: "left",
       tally: "loser",
       marks: { once: [1, 1], twice: [1, 2] },
+      sessions: { one: 1, best_of_three: 2 },
     },
   },
 };
@@ -276,4 +278,25 @@ test("the game changes only before the first deal", () => {
   const change = { kind: "settings", match: UID, game: "schnapsen" };
   assert.equal(fold(serverMatch(), [change], RULES).game, "schnapsen");
   assert.equal(fold(serverMatch(), [deal(1, "normal"), change], RULES).game, "santase");
+});
+
+// A Schnapsen match of a best of three, the server having counted `session` before it.
+const bestOfThree = (session) => ({ ...schnapsen({ session: "best_of_three" }), session });
+const bummerl = [deal(1, "schwarz", "a"), deal(1, "schwarz", "b"), deal(1, "normal")];
+
+test("a Bummerl won counts in its best of three, and two win it", () => {
+  const level = fold(bestOfThree([0, 1]), bummerl, RULES);
+  assert.deepEqual([level.session, level.sessionWinner], [[1, 1], null]);
+  const won = fold(bestOfThree([1, 1]), bummerl, RULES);
+  assert.deepEqual([won.session, won.sessionWinner], [[2, 1], 1]);
+});
+
+test("the next Bummerl goes on with the best of three, or starts one once it is won", () => {
+  const start = { kind: "start", uid: "b".repeat(32) };
+  assert.deepEqual(fold(bestOfThree([0, 0]), [...bummerl, start], RULES).session, [1, 0]);
+  assert.deepEqual(fold(bestOfThree([1, 0]), [...bummerl, start], RULES).session, [0, 0]);
+});
+
+test("a match played as one has no best of three", () => {
+  assert.equal(fold(schnapsen(), bummerl, RULES).session, null);
 });

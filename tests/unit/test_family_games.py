@@ -8,7 +8,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from counter.game.games import GAMES, SANTASE, game_of
+from counter.game.games import (
+    GAMES,
+    SANTASE,
+    game_of,
+    session_standing,
+    session_winner,
+    sessions,
+)
 from counter.game.match import GameFixed, Match
 from counter.game.refusals import Invalid
 from counter.game.scoring import (
@@ -19,6 +26,7 @@ from counter.game.scoring import (
     NextDealer,
     Outcome,
     Seat,
+    Session,
     Shutout,
     Ties,
     WrongClaim,
@@ -199,3 +207,54 @@ def test_a_match_from_before_games_is_the_game_its_rules_were(
     rules: HouseRules, game: GameName
 ) -> None:
     assert game_of(rules).name is game
+
+
+# The winners of a pair's best-of-three Bummerl in order: each name's best of three won,
+# and its Bummerl in the one still open.
+SESSIONS = [
+    ([], {}, {}),
+    (["Sepp"], {}, {"Sepp": 1}),
+    (["Sepp", "Resi"], {}, {"Sepp": 1, "Resi": 1}),
+    (["Sepp", "Sepp"], {"Sepp": 1}, {}),
+    (["Sepp", "Resi", "Resi"], {"Resi": 1}, {}),
+    (["Sepp", "Resi", "Sepp", "Resi"], {"Sepp": 1}, {"Resi": 1}),
+    (["Resi", "Resi", "Sepp", "Sepp", "Resi", "Resi"], {"Resi": 2, "Sepp": 1}, {}),
+]
+
+
+@pytest.mark.parametrize(("winners", "won", "still_open"), SESSIONS)
+def test_a_best_of_three_is_won_by_the_first_to_win_two(
+    winners: list[str], won: dict[str, int], still_open: dict[str, int]
+) -> None:
+    assert sessions(winners) == (won, still_open)
+
+
+@pytest.mark.parametrize(
+    ("session", "earlier", "winner", "standing", "taken_by"),
+    [
+        (Session.ONE, (1, 0), 1, None, None),
+        (Session.BEST_OF_THREE, (0, 0), None, (0, 0), None),
+        (Session.BEST_OF_THREE, (1, 0), 2, (1, 1), None),
+        (Session.BEST_OF_THREE, (1, 1), 1, (2, 1), 1),
+        (Session.BEST_OF_THREE, (0, 1), 2, (0, 2), 2),
+    ],
+)
+def test_a_match_stands_in_its_best_of_three_with_its_own_win(
+    session: Session,
+    earlier: tuple[int, int],
+    winner: Seat | None,
+    standing: tuple[int, int] | None,
+    taken_by: Seat | None,
+) -> None:
+    rules = dataclasses.replace(SCHNAPSEN.rules, session=session)
+    assert session_standing(earlier, winner, rules) == standing
+    assert session_winner(standing) == taken_by
+
+
+@pytest.mark.parametrize("name", [GameName.SANTASE, GameName.SIXTY_SIX])
+def test_only_schnapsen_is_played_best_of_three(name: GameName) -> None:
+    with pytest.raises(Invalid):
+        GAMES[name].check_rules(
+            dataclasses.replace(GAMES[name].rules, session=Session.BEST_OF_THREE)
+        )
+    SCHNAPSEN.check_rules(dataclasses.replace(SCHNAPSEN.rules, session=Session.BEST_OF_THREE))
