@@ -395,6 +395,7 @@ def test_a_preset_shows_what_it_sets_and_keeps_a_rule_chosen_beside_it(page: Pag
         "next_dealer": "alternate",
         "ties": "no_points",
         "shutout": "once",
+        "session": "one",  # Santase's only choice
     }
 
 
