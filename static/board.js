@@ -128,6 +128,7 @@ function drawChoices(match) {
   const game = state.rules.games[match.game];
   $("[data-game]").textContent = `${words.games[match.game]} ·`;
   $("[data-game]").hidden = match.game === "santase"; // the counter's own game goes unnamed
+  $("#target-label").textContent = words.match[match.game].matchTo;
   for (const button of $$(".targets button")) {
     const target = Number(button.value);
     button.hidden = !game.targets.includes(target);
@@ -140,6 +141,9 @@ function drawChoices(match) {
   if (shownBefore.rules !== rules) {
     for (const select of $$(".rules-form select[id^=rule-]")) {
       for (const option of select.options) option.hidden = !game.variants[select.name].includes(option.value);
+      // A rule the game plays one way only is no choice: it is not shown.
+      select.hidden = select.labels[0].hidden = game.variants[select.name].length < 2;
+      select.labels[0].textContent = words.ruleLabels[match.game][select.name]; // Schneider-Bummerl
       select.value = match.rules[select.name];
     }
     shownBefore.rules = rules;
@@ -168,11 +172,11 @@ export function draw() {
   root.classList.toggle("fresh", match.deals.length === 0);
   root.classList.toggle("over", match.finished);
   drawPlayers(match);
-  $("[data-result]").textContent = match.finished ? fill(words.wins, wonBy(match)) : "";
+  $("[data-result]").textContent = match.finished ? fill(words.match[match.game].wins, wonBy(match)) : "";
   drawSession(match);
   $(".result").hidden = !match.finished;
   $(".result [name=target]").value = match.target;
-  $(".result button").textContent = fill(words.newMatch, { target: match.target });
+  $(".result button").textContent = fill(words.match[match.game].newMatch, { target: match.target });
   $(".record").hidden = match.finished;
   drawChoices(match);
   $(".undo button").disabled = match.deals.length === 0;

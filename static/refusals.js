@@ -9,6 +9,8 @@ await moreWords();
 export function refused(change, error) {
   const reason = error instanceof Gone ? words.gone : error.message;
   const template = change.kind === "settings" ? words.notChanged : words.refused;
-  refusals.push(fill(template, { tap: change.label ?? words.started, reason }));
+  const line = fill(template, { tap: change.label ?? words.started, reason });
+  // A setting refused again is said once; each refused deal is a tap of its own.
+  if (change.kind !== "settings" || !refusals.includes(line)) refusals.push(line);
   notify(refusals.join(" "), { error: true });
 }

@@ -110,6 +110,6 @@ export async function start(form, _button, tap) {
   const start = { kind: "start", uid: newId(), game, target, first_dealer: shown.dealer };
   tap.change({ ...start, ...(preset ?? {}), label: words.started });
   tap.started();
-  notify(fill(words.startedTo, { target: view().target }));
+  notify(fill(words.match[view().game].startedTo, { target: view().target }));
   form.reset?.();
 }

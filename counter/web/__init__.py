@@ -50,6 +50,7 @@ def init_app(app: Flask) -> None:
         presets=words.presets,
         game_names=words.games,
         tally_label=words.tally_label,
+        match_word=words.match_word,
         rules_summary=words.rules_summary,
         session_line=words.session_line,
         targets=TARGETS,

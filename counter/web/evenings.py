@@ -144,7 +144,8 @@ def standings(evening_id: int) -> str:
 @limits.heavy_reads
 def standings_csv(evening_id: int) -> ResponseBase:
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
-    rows: list[list[object]] = [["place", "player", "played", "won", "difference", "lives"]]
+    heads = (gettext("place"), gettext("player"), gettext("played"), gettext("won"))
+    rows: list[list[object]] = [[*heads, gettext("difference"), gettext("lives")]]
     for place, row in enumerate(shown.standings, 1):
         lives = "" if row.lives is None else row.lives
         rows.append([place, row.player.name, row.played, row.won, row.difference, lives])

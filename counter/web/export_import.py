@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
 from flask import Blueprint, flash, redirect, render_template, request, stream_with_context, url_for
-from flask_babel import lazy_gettext, ngettext
+from flask_babel import lazy_gettext, lazy_pgettext, ngettext
 from werkzeug.wrappers import Response
 
 from counter.game.refusals import N_, Busy, Invalid, Refusal
@@ -55,7 +55,7 @@ CSV_DEAL_COLUMNS = [
     lazy_gettext("total 1"),
     lazy_gettext("total 2"),
     lazy_gettext("recorded"),
-    lazy_gettext("corrected"),
+    lazy_pgettext("csv", "corrected"),  # capitalised as a column head, where a language does
 ]
 
 

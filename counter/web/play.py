@@ -165,7 +165,7 @@ def undo_last_deal() -> Response:
         note = words.deal_note(
             match.names, removed.player, removed.points, removed.outcome, match.game.name
         )
-        flash(gettext("Deal %(number)s undone: %(note)s.", number=removed.number, note=note))
+        flash(gettext("Undone: %(note)s.", note=note))
     return redirect(url_for("play.home"))
 
 
@@ -207,11 +207,12 @@ def change_match() -> Response | str:
             button=gettext("Play on to %(target)s", target=target),
         )
     if names is not None:
-        flash(gettext("Names saved: %(first)s and %(second)s.", first=names[0], second=names[1]))
+        first, second = (player.name for player in match.players)  # an emptied name's default
+        flash(gettext("Names saved: %(first)s and %(second)s.", first=first, second=second))
     if target is not None or preset is not None:
         flash(gettext("The match is now played to %(target)s.", target=match.target))
     if rules is not None or preset is not None:
-        flash(words.rules_saved(match.rules))
+        flash(words.rules_saved(match.rules, match.game.name))
     if first_dealer is not None:
         flash(gettext("%(name)s deals first.", name=match.players[match.first_dealer - 1].name))
     return redirect(url_for("play.home"))
@@ -260,7 +261,7 @@ def start_match() -> Response | str:
         game=game,
     )
     if started:
-        flash(gettext("New match to %(target)s started.", target=match.target))
+        flash(words.match_word("startedTo", match.game.name, target=match.target))
     else:
         flash(gettext("This new match was started already; here it is."))
     return redirect(url_for("play.home"))

@@ -20,14 +20,16 @@ from counter.services.read_models import MatchView
 from counter.web import i18n
 
 # Each outcome's button name and (OUTCOME_HINTS) when to tap it, from the receiver's side.
+# A mistake's button stands under the player who gets its points (context "button"):
+# a language may name it there as the opponent's, apart from the house rule's label.
 OUTCOME_NAMES = {
     Outcome.NORMAL: lazy_gettext("Win"),
     Outcome.SCHNEIDER: lazy_gettext("Schneider"),
     Outcome.SCHWARZ: lazy_gettext("Schwarz"),
-    Outcome.FAILED_CLOSE: lazy_gettext("Failed close"),
-    Outcome.FAILED_CLOSE_NO_TRICK: lazy_gettext("Failed close, no trick"),
-    Outcome.WRONG_CLAIM: lazy_gettext("Wrong 66"),
-    Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Wrong 66, no trick"),
+    Outcome.FAILED_CLOSE: lazy_pgettext("button", "Failed close"),
+    Outcome.FAILED_CLOSE_NO_TRICK: lazy_pgettext("button", "Failed close, no trick"),
+    Outcome.WRONG_CLAIM: lazy_pgettext("button", "Wrong 66"),
+    Outcome.WRONG_CLAIM_NO_TRICK: lazy_pgettext("button", "Wrong 66, no trick"),
     Outcome.TIE: lazy_gettext("Tie"),
 }
 # Game-specific words (gettext contexts named after the game): where the players of a
@@ -47,6 +49,25 @@ TALLY_LABELS = {
     GameName.SANTASE: lazy_gettext("Wins:"),
     GameName.SIXTY_SIX: lazy_gettext("Wins:"),
     GameName.SCHNAPSEN: lazy_pgettext("schnapsen", "Bummerl:"),
+}
+# A match's words where Schnapsen players say Bummerl: the common words, and Schnapsen's.
+MATCH_WORDS = {
+    "wins": lazy_gettext("%(name)s won the match %(score)s"),
+    "newMatch": lazy_gettext("New match to %(target)s"),
+    "startedTo": lazy_gettext("New match to %(target)s started."),
+    "matchTo": lazy_gettext("Match to"),
+}
+GAME_MATCH_WORDS = {
+    GameName.SCHNAPSEN: {
+        "wins": lazy_pgettext("schnapsen", "%(name)s won the Bummerl"),
+        "newMatch": lazy_pgettext("schnapsen", "New Bummerl"),
+        "startedTo": lazy_pgettext("schnapsen", "New Bummerl started."),
+        "matchTo": lazy_pgettext("schnapsen", "Bummerl from"),
+    },
+}
+# House rules a game names otherwise: Schnapsen's match won to nil is a Schneider-Bummerl.
+GAME_RULE_LABELS = {
+    GameName.SCHNAPSEN: {"shutout": lazy_pgettext("schnapsen", "Schneider-Bummerl")},
 }
 # Beside the player who received the points (in the statistics), whose the mistake was.
 RECEIVED_NAMES = {
@@ -143,6 +164,16 @@ def tally_label(game: GameName | str) -> str:
     return str(TALLY_LABELS[GameName(game)])
 
 
+def match_word(key: str, game: GameName | str, **values: object) -> str:
+    """A match's word (``MATCH_WORDS``) as the players of ``game`` say it."""
+    text = GAME_MATCH_WORDS.get(GameName(game), {}).get(key, MATCH_WORDS[key])
+    return str(text) % values if values else str(text)
+
+
+def match_words(game: GameName) -> dict[str, str]:
+    return {key: match_word(key, game) for key in MATCH_WORDS}
+
+
 def games() -> dict[str, str]:
     """Each game's name, in this request's language."""
     return {name.value: gettext(game.label) for name, game in GAMES.items()}
@@ -155,14 +186,16 @@ def outcome_hint(outcome: Outcome | str) -> str:
     return hints[Outcome(outcome)]
 
 
-def house_rules() -> list[dict[str, Any]]:
-    """Each house rule with its label and the label of each choice, for forms and summaries."""
+def house_rules(game: GameName | str = GameName.SANTASE) -> list[dict[str, Any]]:
+    """Each house rule with its label (as ``game`` names it) and the label of each choice,
+    for forms and summaries."""
+    labels = GAME_RULE_LABELS.get(GameName(game), {})
     return _translated(  # type: ignore[no-any-return]
-        "house_rules",
+        f"house_rules_{GameName(game).value}",
         lambda: [
             {
                 "name": switch.name,
-                "label": gettext(switch.label),
+                "label": str(labels.get(switch.name, gettext(switch.label))),
                 "choices": {choice.value: gettext(text) for choice, text in switch.choices.items()},
             }
             for switch in HouseRules.switches()
@@ -225,8 +258,6 @@ def _script_words(_language: str) -> dict[str, Any]:
         "sessionWon": str(SESSION_WON),
         "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
         "offline": gettext("Offline"),
-        "wins": gettext("%(name)s won the match %(score)s"),
-        "newMatch": gettext("New match to %(target)s"),
         "correctDeal": gettext("Correct deal %(number)s"),
         "corrected": gettext("corrected"),
         "pending": gettext("not sent yet"),
@@ -239,6 +270,11 @@ def _script_words(_language: str) -> dict[str, Any]:
             "this page hit an error (%(error)s). Reload it; the taps listed are kept."
         ),
         "tally": {name.value: tally_label(name) for name in GameName},
+        "match": {name.value: match_words(name) for name in GameName},
+        "ruleLabels": {
+            name.value: {rule["name"]: rule["label"] for rule in house_rules(name)}
+            for name in GameName
+        },
         "games": games(),
         "outcomes": {
             name.value: {outcome.value: text for outcome, text in outcome_names(name).items()}
@@ -251,11 +287,11 @@ def later_words() -> dict[str, Any]:
     """What the script says only sometimes (settings, confirmations, refusals, undos),
     loaded on first use."""
     return {
-        "undone": gettext("Deal %(number)s undone: %(note)s."),
+        "undone": gettext("Undone: %(note)s."),
         "sameTap": gettext("The same tap, counted once:"),
         "started": gettext("New match"),  # a match the phone starts for its first change
         "refused": gettext("Not recorded: %(tap)s. %(reason)s"),
-        "notChanged": gettext("Change not saved (%(tap)s): %(reason)s"),
+        "notChanged": gettext("Not saved: %(reason)s"),
         "gone": gettext(
             "That match is no longer on this phone (deleted, or this phone was removed from "
             "it); what this phone had not sent for it was dropped."
@@ -264,7 +300,6 @@ def later_words() -> dict[str, Any]:
             name: {"target": preset.target, "rules": preset.rules.as_dict(), "game": preset.game}
             for name, preset in PRESETS.items()
         },
-        "startedTo": gettext("New match to %(target)s started."),
         "targetNow": gettext("The match is now played to %(target)s."),
         "namesSaved": gettext("Names saved: %(first)s and %(second)s."),
         "rulesSaved": gettext("House rules saved; they count from the next deal."),
@@ -282,21 +317,25 @@ def later_words() -> dict[str, Any]:
     }
 
 
-def rules_summary(rules: HouseRules) -> str:
-    """Like "Failed close: always 3 · Wrong 66: always 2 · …"."""
+def rules_summary(rules: HouseRules, game: GameName | str = GameName.SANTASE) -> str:
+    """Like "Failed close: always 3 · Wrong 66: always 2 · …": the rules ``game`` lets the
+    table choose (Schnapsen has no 65:65 to name)."""
     chosen = rules.as_dict()
+    played = GAMES[GameName(game)]
     return " · ".join(
-        f"{rule['label']}: {rule['choices'][chosen[rule['name']]]}" for rule in house_rules()
+        f"{rule['label']}: {rule['choices'][chosen[rule['name']]]}"
+        for rule in house_rules(game)
+        if len(played.choices(rule["name"])) > 1
     )
 
 
-def rules_saved(rules: HouseRules) -> str:
+def rules_saved(rules: HouseRules, game: GameName | str = GameName.SANTASE) -> str:
     """What a player reads after saving house rules: the rules, and from when they count."""
     return str(
         gettext(
             "House rules saved (%(rules)s). They count from the next deal; "
             "the deals recorded keep their points.",
-            rules=rules_summary(rules),
+            rules=rules_summary(rules, game),
         )
     )
 
@@ -325,19 +364,21 @@ def _in_words(error: Refusal) -> Refusal:
     }
     quote = QUOTES[i18n.current_language()]
 
-    def shown(value: object) -> object:
+    def shown(value: object, sent: bool = False) -> object:
+        """``sent``: a value refused as sent ("value"), quoted but never named: "schnapsen"
+        given as an outcome is not the game Schnapsen."""
         if isinstance(value, Refusal):
             return _in_words(value)
         if not isinstance(value, str):
             return value
         codes = [_unquoted(part) for part in value.split(", ")]
-        if all(code in called for code in codes):
+        if not sent and all(code in called for code in codes):
             return ", ".join(quote % called[code] for code in codes)
         return quote % _unquoted(value) if value.startswith('"') else value
 
     shown_error = copy.copy(error)
     shown_error.params = {
-        key: shown(value) if key in SHOWN or isinstance(value, Refusal) else value
+        key: shown(value, key == "value") if key in SHOWN or isinstance(value, Refusal) else value
         for key, value in error.params.items()
     }
     return shown_error

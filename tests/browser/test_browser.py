@@ -244,10 +244,12 @@ def test_a_second_undo_in_the_same_instant_is_said_to_be_the_same_tap(page: Page
     tap(page, 2, "normal")
     next_tap(page)
     page.locator(".undo button").click()
-    expect(page.locator("[data-status]")).to_contain_text("Deal 2 undone")
+    expect(page.locator("[data-status]")).to_contain_text("Undone: +1 Player 2 · Win.")
     page.clock.run_for(200)
     page.locator(".undo button").click()
-    expect(page.locator("[data-status]")).to_contain_text("The same tap, counted once: Deal 2")
+    expect(page.locator("[data-status]")).to_contain_text(
+        "The same tap, counted once: Undone: +1 Player 2"
+    )
     expect(page.locator(".deals tbody tr")).to_have_count(1)
 
 
@@ -258,7 +260,7 @@ def test_undo_beside_the_confirmation(page: Page) -> None:
     expect(page.locator("[data-status]")).to_contain_text("+2 Player 2 · Schneider")
     next_tap(page)
     page.locator(".undo button").click()
-    expect(page.locator("[data-status]")).to_contain_text("Deal 1 undone")
+    expect(page.locator("[data-status]")).to_contain_text("Undone: +2 Player 2 · Schneider.")
     expect(score(page, 2)).to_have_text("0")
     expect(page.locator(".undo button")).to_be_disabled()
     all_saved(page)
@@ -393,6 +395,7 @@ def test_a_preset_shows_what_it_sets_and_keeps_a_rule_chosen_beside_it(page: Pag
         "next_dealer": "alternate",
         "ties": "no_points",
         "shutout": "once",
+        "session": "one",  # Santase's only choice
     }
 
 

@@ -60,7 +60,7 @@ def test_a_bummerl_in_german(german: Page) -> None:
     name_players(page, "Sepp", "Resi")
     choose_schnapsen(page)
     expect(page.locator("form.seat1 button[value=wrong_claim] .kind")).to_have_text(
-        "Falsch abgemeldet"
+        "Gegner falsch abgemeldet"
     )
     tap(page, 2, "normal")
     expect(score(page, 2)).to_have_text("6")
@@ -70,12 +70,12 @@ def test_a_bummerl_in_german(german: Page) -> None:
     expect(score(page, 1)).to_have_text("2")
     tap(page, 1, "failed_close")
     expect(score(page, 1)).to_have_text("0")
-    expect(page.locator("[data-result]")).to_have_text("Sepp gewinnt die Partie 0:6")
+    expect(page.locator("[data-result]")).to_have_text("Sepp gewinnt das Bummerl")
     # The confirmation and the deal list in Austrian words, as the buttons say them.
-    expect(page.locator("[data-status]")).to_contain_text("Gegner hat zugedreht, nicht geschafft")
+    expect(page.locator("[data-status]")).to_contain_text("Gegner-Zudrehen misslungen")
     first_row = page.locator(".deals tbody tr").first
-    expect(first_row).to_contain_text("Gegner hat zugedreht, nicht geschafft")
-    expect(page.locator(".deals tbody tr").last).to_contain_text("Gewonnen")
+    expect(first_row).to_contain_text("Gegner-Zudrehen misslungen")
+    expect(page.locator(".deals tbody tr").last).to_contain_text("Einfach")
     expect(page.locator(".deals tbody tr").first.locator("td.num")).to_have_text(["0", "6"])
     assert tally(page, 2) == "Bummerl: 1"  # Resi has the Bummerl
     assert tally(page, 1) == "Bummerl: 0"

@@ -193,7 +193,7 @@ def test_what_we_keep_tells_a_guest_what_it_may_do(
     assert "This device's own matches from before it joined: 1." in page
     assert "To remove every device this one brought" in page
     bulgarian = guest.get("/privacy", headers={"Accept-Language": "bg"}).get_data(as_text=True)
-    assert "(споделило е игрите с това)" in bulgarian
+    assert "(сподели игрите с това устройство)" in bulgarian
 
 
 def test_a_guest_going_back_to_its_own_matches_by_a_link_keeps_them(

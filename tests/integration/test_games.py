@@ -250,8 +250,8 @@ def test_the_export_carries_best_of_three_and_the_import_keeps_it(
 @pytest.mark.parametrize(
     ("outcome", "words"),
     [
-        ("normal", "+1 Sepp · Gewonnen"),
-        ("failed_close", "+2 Sepp · Gegner hat zugedreht, nicht geschafft"),
+        ("normal", "+1 Sepp · Einfach"),
+        ("failed_close", "+2 Sepp · Gegner-Zudrehen misslungen"),
         ("wrong_claim", "+2 Sepp · Gegner falsch abgemeldet"),
         ("wrong_claim_no_trick", "+3 Sepp · Gegner falsch abgemeldet, ohne Stich"),
     ],

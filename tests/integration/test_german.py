@@ -12,7 +12,7 @@ import pytest
 from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
-from helpers import api_deal, api_play, api_start, page_form, submit, win_match
+from helpers import api_deal, api_play, api_start, page_field, page_form, submit, win_match
 
 ROOT = Path(__file__).resolve().parents[2]
 GERMAN = {"Accept-Language": "de-AT,de;q=0.9,en;q=0.5"}
@@ -181,7 +181,7 @@ def test_schnapsen_speaks_austrian(german: FlaskClient) -> None:
     api_start(german, game="schnapsen", players=["Sepp", "Resi"])
     page = german.get("/").get_data(as_text=True)
     assert "Falsch abgemeldet" in page
-    assert "Zugedreht, nicht geschafft" in page
+    assert "Gegner-Zudrehen misslungen" in page
     assert "Bummerl:" in page
 
 
@@ -201,6 +201,39 @@ def test_the_spreadsheet_export_is_german(german: FlaskClient) -> None:
     match = api_start(german, game="schnapsen", players=["Sepp", "Resi"])
     api_play(german, match["id"], (1, "normal"))
     sheet = german.get("/export.csv").get_data(as_text=True)
-    assert sheet.lstrip("\ufeff").startswith("Partie,begonnen,Spiel,Ziel")
+    assert sheet.lstrip("\ufeff").startswith("Partie,Begonnen,Spielart,Ziel")
     assert ",Schnapsen,7," in sheet
-    assert "Gewonnen" in sheet
+    assert "Einfach" in sheet
+
+
+def test_an_emptied_name_is_saved_and_said_as_its_default(german: FlaskClient) -> None:
+    api_start(german, players=["Sepp", "Mitzi"])
+    submit(german, "/settings", match_id=page_form(german)["match_id"], player1="", player2="Mitzi")
+    assert "Namen gespeichert: Spieler 1 und Mitzi." in german.get("/").get_data(as_text=True)
+
+
+def test_a_schnapsen_evening_names_its_game_and_its_csv_is_german(german: FlaskClient) -> None:
+    token = page_field(german.get("/evenings").get_data(as_text=True), "csrf_token")
+    fields = {"name": "Freitag", "players": "Sepp\nResi", "format": "round_robin"}
+    evening = german.post(
+        "/evenings", data={"csrf_token": token, "preset": "schnapsen", "target": "7", **fields}
+    )
+    page = german.get(evening.headers["Location"]).get_data(as_text=True)
+    assert "Jeder gegen jeden · Schnapsen · bis 7 · 2 Spieler" in page
+    sheet = german.get(evening.headers["Location"] + "/standings.csv").get_data(as_text=True)
+    assert sheet.lstrip("\ufeff").startswith("Platz,Spieler,Gespielt,Gewonnen,Differenz,Leben")
+
+
+def test_a_schnapsen_match_is_a_bummerl_wherever_it_is_shown(german: FlaskClient) -> None:
+    bummerl = api_start(german, game="schnapsen", players=["Sepp", "Resi"])
+    assert "Bummerl von" in german.get("/").get_data(as_text=True)
+    api_play(german, bummerl["id"], (1, "schwarz"), (1, "schwarz"), (1, "schwarz"))
+    page = german.get("/").get_data(as_text=True)
+    assert "Sepp gewinnt das Bummerl" in page
+    assert "Neues Bummerl" in page
+    summary = german.get(f"/matches/{bummerl['id']}").get_data(as_text=True)
+    assert "Schneider-Bummerl: zählt doppelt" in summary
+    assert "65:65" not in summary  # Schnapsen has none to choose
+    statistics = german.get("/statistics").get_data(as_text=True)
+    assert "Spiele pro Bummerl" in statistics
+    assert "pro Partie" not in statistics

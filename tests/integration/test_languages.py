@@ -188,7 +188,7 @@ def test_a_refused_form_names_house_rules_as_the_page_does(bulgarian: FlaskClien
     page = submit(bulgarian, "/settings", match_id=str(match["id"]), failed_close="sometimes")
     assert (
         "Домашното правило „Неуспешно затваряне“ не може да е „sometimes“; изберете едно от: "
-        "„2 (3, ако получаващият няма взятка)“, „винаги 3“, „винаги 2“."
+        "„2 или 3 според взятките“, „винаги 3“, „винаги 2“."
     ) in page.get_data(as_text=True)
 
 
@@ -204,15 +204,19 @@ def test_a_refused_first_dealer_speaks_of_the_first_deal(client: FlaskClient) ->
         (
             lambda match: match["rules"].update(failed_close="always_4"),
             "Игра 1 във файла: Домашното правило „Неуспешно затваряне“ не може да е „always_4“; "
-            "изберете едно от: „2 (3, ако получаващият няма взятка)“, „винаги 3“, „винаги 2“.",
+            "изберете едно от: „2 или 3 според взятките“, „винаги 3“, „винаги 2“.",
         ),
         (
             lambda match: match["deals"][0].update(outcome="durak"),
             "Игра 1 във файла: Раздаване 1: Непознат изход „durak“; изберете един от: „Победа“,",
         ),
+        (  # a game's code given as an outcome is shown as sent, not as the game's name
+            lambda match: match["deals"][0].update(outcome="schnapsen"),
+            "Непознат изход „schnapsen“;",
+        ),
         (
             lambda match: match["deals"][0].update(points=9),
-            "Игра 1 във файла: Раздаване 1: „Капо“ носи 3 по домашните правила на раздаването, "
+            "Игра 1 във файла: Раздаване 1: „Капо“ носи 3 точки по правилата на раздаването, "
             "а не 9.",
         ),
     ],

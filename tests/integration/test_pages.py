@@ -76,7 +76,7 @@ def test_undo_takes_back_the_last_deal_and_says_which(client: FlaskClient) -> No
     assert response.status_code == 302
     page = text_of(client.get("/"))
     assert scores_on(page) == ["1", "0"]
-    assert "Deal 2 undone: +2 Player 2 · Opponent&#39;s wrong 66." in page
+    assert "Undone: +2 Player 2 · Opponent&#39;s wrong 66." in page
 
 
 @pytest.mark.parametrize(
