@@ -267,7 +267,7 @@ def _seat(
     except IntegrityError:  # the other phone's start won the race: one round
         db.session.rollback()
         raise Conflict(N_("Round %(number)s has started already."), number=number) from None
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
 
 
 @writes
@@ -285,7 +285,7 @@ def add_player(*, owner: str, evening_id: int, name: str) -> None:
     tidied = rules.check_players([*(p.name for p in row.players), name])[-1]
     row.players.append(EveningPlayer(name=tidied, joined=shown.round + 1))
     db.session.commit()
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
 
 
 @writes
@@ -306,7 +306,7 @@ def withdraw(*, owner: str, evening_id: int, player_id: int) -> None:
         )
     player.left = shown.round
     db.session.commit()
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
 
 
 @writes
@@ -322,7 +322,7 @@ def award(*, owner: str, evening_id: int, table_id: int, player_id: int) -> None
         raise Conflict(N_("That table's match is over already."))
     table.awarded_to = player_id
     db.session.commit()
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
 
 
 @writes
@@ -332,7 +332,7 @@ def end_evening(*, owner: str, evening_id: int) -> None:
     _open(row)
     row.ended_at = utcnow()
     db.session.commit()
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
     push.recheck(t.match_id for t in row.tables if t.match_id is not None)
 
 
