@@ -157,7 +157,7 @@ def _settings(row: Evening) -> TableSettings:
 
 def _view(row: Evening) -> EveningView:
     players = _players(row)
-    names = {p.id: p.name for p in players}
+    names: dict[int | None, str] = {p.id: p.name for p in players}
     tables = _tables(row)
     fmt = Format(row.format)
     game = GAMES[row.game]
@@ -182,12 +182,12 @@ def _view(row: Evening) -> EveningView:
                 id=each.id,
                 round=each.round,
                 number=each.number,
-                names=(names[each.player1], None if each.player2 is None else names[each.player2]),
+                names=(names[each.player1], names.get(each.player2)),
                 scores=(
                     game.shown(table.scores[0], row.target),
                     game.shown(table.scores[1], row.target),
                 ),
-                winner=None if table.winner is None else names[table.winner],
+                winner=names.get(table.winner),
                 match_id=each.match_id,
                 token=each.token,
                 awarded=each.awarded_to is not None,
@@ -195,9 +195,7 @@ def _view(row: Evening) -> EveningView:
             for each, table in zip(row.tables, tables, strict=True)
         ],
         standings=rules.standings(fmt, players, tables),
-        next=None
-        if drawn is None
-        else (drawn[0], [(names[a], None if b is None else names[b]) for a, b in drawn[1]]),
+        next=None if drawn is None else (drawn[0], [(names[a], names.get(b)) for a, b in drawn[1]]),
         done=over,
     )
 
