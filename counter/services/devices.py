@@ -178,7 +178,6 @@ def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> i
 
 
 def holds(*, owner: str, device_id: int | None = None) -> bool:
-    """Whether any device, or ``device_id``, still holds ``owner``."""
     held = select(DeviceRow.id).where(DeviceRow.owner == owner)
     if device_id is not None:
         held = held.where(DeviceRow.id == device_id)

@@ -66,7 +66,6 @@ def pin(*, device: Device | None, match_id: int) -> None:
 
 
 def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
-    """A page of this browser's matches, newest first, without deals."""
     total = count(owner=owner)
     pages = max(1, math.ceil(total / per_page))
     if not 1 <= page <= pages:
@@ -290,7 +289,6 @@ def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> 
 
 @writes
 def delete_match(*, owner: str, match_id: int) -> MatchView:
-    """Delete a match with its deals; returns what was deleted."""
     stored = repository.load(owner, match_id, for_update=True)
     if db.session.scalar(select(EveningTable.id).where(EveningTable.match_id == match_id)):
         raise InAnEvening(N_("This match was played at a table of an evening; it stays with it."))

@@ -26,7 +26,6 @@ TIMEOUT_S = 600
 
 
 def register(app: Flask) -> None:
-    """Give ``app`` the ``flask db`` commands."""
     from flask_migrate import Migrate
 
     Migrate(app, db, directory=str(MIGRATIONS_DIR))

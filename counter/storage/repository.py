@@ -89,7 +89,6 @@ def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Store
 
 
 def current_id(owner: str | None) -> int | None:
-    """The match this browser played in last."""
     if owner is None:
         return None
     latest = select(Match.id).where(Match.owner == owner)
@@ -189,7 +188,6 @@ def delete(stored: Stored) -> None:
 
 
 def page(owner: str, *, offset: int, limit: int) -> list[Stored]:
-    """A page of this browser's matches, newest first."""
     found = select(Match).where(Match.owner == owner).order_by(Match.id.desc())
     rows = db.session.scalars(found.offset(offset).limit(limit).options(selectinload(Match.deals)))
     return [_stored(row) for row in rows]

@@ -47,7 +47,6 @@ def _won(match: Any) -> tuple[ColumnElement[bool], Any]:
 
 
 def wins(owner: str, game: GameName, names: tuple[str, str], up_to: int) -> dict[str, int]:
-    """Each name's games in the series, up to match ``up_to``."""
     finished, tallied = _won(Match)
     counted = select(tallied, func.sum(Match.marks)).where(
         Match.owner == owner, Match.id <= up_to, finished, _same_series(Match, game, *names)
