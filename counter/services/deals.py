@@ -1,8 +1,4 @@
-"""Deals: record one, undo the last, correct or delete a past one.
-
-Each is load, ask the match, save, publish: the rules are the game's own
-(:class:`counter.game.match.Match`).
-"""
+"""Deals: record one, undo the last, correct or delete a past one."""
 
 from __future__ import annotations
 
@@ -31,16 +27,11 @@ def record_deal(
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> tuple[MatchView, bool]:
-    """Record one deal's game points for ``seat`` (none for a tie); returns the match and
-    whether the deal is new.
+    """Record a deal for ``seat`` (None: a tie); returns the match and whether it is new.
 
-    With no ``match_id`` the browser's first match (``default_names``) is started with it. A
-    ``request_id`` seen before in this match records nothing, so a double tap or a
-    retried request counts once; so does one whose deal was undone since. The same
-    ``request_id`` with another deal is refused, its deal there or undone
-    (:class:`~counter.game.match.RequestReused`). With ``after`` (how many deals the phone
-    knew of) a match that has another number of deals now records nothing
-    (:class:`~counter.game.match.DealsChanged`).
+    No ``match_id``: the browser's first match starts with it. A ``request_id`` seen
+    before in this match, its deal undone or not, records nothing; ``after``, the number of
+    deals the phone knew of, records nothing if the match has another.
     """
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     if (
@@ -67,11 +58,10 @@ def undo_last_deal(
     request_id: str | None = None,
     device: Device | None = None,
 ) -> tuple[MatchView, DealView | None]:
-    """Take back the latest deal (with ``number`` or ``request_id``, only that deal); a
-    match it had won is open again. A deal taken back already is not taken back again, so
-    a repeated undo takes back one deal, never two. Returns the match and the deal."""
+    """Take back the latest deal (or only the one of ``number`` or ``request_id``), once
+    however often asked; returns the match and the deal."""
     stored = repository.load(owner, match_id, for_update=True)
-    pin(device, match_id)
+    pin(device=device, match_id=match_id)
     before = view(stored)
     removed = stored.match.undo(number=number, request_id=request_id)
     if removed is None:
@@ -89,8 +79,7 @@ def correct_deal(
     seat: Seat | None = None,
     outcome: Outcome | None = None,
 ) -> tuple[MatchView, DealView]:
-    """Change who received a past deal's points and why (either may stay as it was);
-    totals and winner follow. Returns the match and the corrected deal."""
+    """Change who received a past deal's points, or why; returns the match and the deal."""
     stored = repository.load(owner, match_id, for_update=True)
     at = utcnow()
     stored.match.correct(number, seat=seat, outcome=outcome, at=at)
@@ -100,8 +89,7 @@ def correct_deal(
 
 @writes
 def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, DealView]:
-    """Remove a past deal; the later ones move up a number, totals and winner follow.
-    Returns the match and the deal that was removed."""
+    """Remove a past deal; returns the match and the deal removed."""
     stored = repository.load(owner, match_id, for_update=True)
     stored.match.deal(number)  # refused here if there is none
     removed = view(stored).deals[number - 1]  # type: ignore[index]
@@ -119,5 +107,5 @@ def _saved(stored: repository.Stored, at: datetime) -> MatchView:
 
 def _unchanged(stored: repository.Stored) -> MatchView:
     shown = view(stored)
-    db.session.rollback()  # nothing to write: end the transaction and its lock
+    db.session.rollback()  # end the transaction and its lock
     return shown

@@ -1,19 +1,11 @@
-"""Devices: each phone or browser that holds a key, and the match on its screen.
-
-A device is named by a random token in its cookie; the key it holds is kept here.
-Handing the key over, rotating or erasing it changes this row, so a late answer to an
-older request cannot bring an old key back. "Forget other devices" and "Erase everything"
-give the device a new token too (:mod:`counter.services.keys`): its old token stays
-behind as a row of its own that holds nothing, *replaced*, which every copy of the old
-cookie is from then on. Each device remembers the match it shows: another device playing
-elsewhere on the same key never moves it. A device made by a write without a cookie is
-new until its cookie comes back (:mod:`counter.services.newcomers`).
-"""
+"""Devices: each phone or browser that holds a key (by its cookie's token), and the match
+on its screen. The key is kept here, so a late answer to an older request cannot bring an
+old key back."""
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
@@ -25,17 +17,13 @@ from counter.storage.models import DEVICE_LABEL_LENGTH, DeviceLink, Match, db, u
 from counter.storage.models import Device as DeviceRow
 from counter.storage.transactions import writes
 
-# How stale "last seen" may get before a request writes it again: one write in a while,
-# not one per request.
 SEEN_EVERY = timedelta(minutes=2)
 
 
-class DeviceNotFound(NotFound):
-    """No device of this key has that number."""
+class DeviceNotFound(NotFound): ...
 
 
 def new_key() -> str:
-    """A fresh random browser key."""
     return secrets.token_urlsafe(32)
 
 
@@ -48,50 +36,40 @@ class Device:
     owner: str
     match_id: int | None
     home: str | None
-    replaced: bool = False  # an old token of a device that has a new one: see above
-    seen_now: bool = False  # back after a while (SEEN_EVERY): its cookie is sent again
+    replaced: bool = False  # an old token, left holding nothing (counter.services.forgetting)
+    seen_now: bool = False  # back after SEEN_EVERY: its cookie is sent again
 
 
 @dataclass(frozen=True)
 class DeviceView:
-    """One device that holds a key, as the privacy page lists it."""
-
     id: int
     label: str
     created_at: datetime
     seen_at: datetime
     this_one: bool
-    removable: bool  # by the device looking at the list (counter.services.ranks)
+    removable: bool  # by the device looking at the list
     brought_this_one: bool
 
 
-def _holder(device: DeviceRow) -> Device:
-    return Device(
-        device.id,
-        device.token,
-        device.owner,
-        device.match_id,
-        device.home,
-        device.replaced_at is not None,
-    )
+def _holder(row: DeviceRow, *, seen_now: bool = False) -> Device:
+    old = row.replaced_at is not None
+    return Device(row.id, row.token, row.owner, row.match_id, row.home, old, seen_now)
 
 
 def find(*, token: str) -> Device | None:
-    """The device with this cookie token, or None (never registered, or forgotten);
-    noting, now and then, that it was seen."""
+    """The device with this cookie token, noting now and then that it was seen."""
     device = db.session.scalar(select(DeviceRow).where(DeviceRow.token == token))
     if device is None:
         return None
-    if device.replaced_at is not None:
-        return _holder(device)  # never comes back: forgotten within the hour (newcomers)
-    if not device.came_back or utcnow() - device.seen_at > SEEN_EVERY:
+    seen_now = device.replaced_at is None and (
+        not device.came_back or utcnow() - device.seen_at > SEEN_EVERY
+    )
+    if seen_now:
         _seen(device_id=device.id)
-        return replace(_holder(device), seen_now=True)
-    return _holder(device)
+    return _holder(device, seen_now=seen_now)
 
 
 def replaced(*, token: str) -> bool:
-    """Whether ``token`` has been replaced by a new one, now."""
     found = select(DeviceRow.replaced_at).where(DeviceRow.token == token)
     return db.session.scalar(found) is not None
 
@@ -105,9 +83,7 @@ def _seen(*, device_id: int) -> None:
 
 @writes
 def register(*, owner: str | None, label: str) -> Device:
-    """A new device, holding ``owner`` (a key of an older cookie, which has come back) or a
-    fresh key (new until its cookie comes back). Devices that never came back are forgotten
-    meanwhile, a few at a time (:func:`counter.services.newcomers.forget_never_back`)."""
+    """A new device, holding ``owner`` (an older cookie's key) or a fresh key."""
     newcomers.forget_never_back()
     device = DeviceRow(
         token=secrets.token_hex(16),
@@ -120,17 +96,12 @@ def register(*, owner: str | None, label: str) -> Device:
     return _holder(device)
 
 
-def shows(*, device_id: int | None, match_id: int, started_from: int | None = None) -> None:
-    """From now on ``match_id`` is the match on this device's screen (in the caller's
-    transaction: it commits with the change that made it so); ``started_from``, the
-    match it showed when it started this one."""
-    if device_id is None:
-        return
+def shows(*, device_id: int, match_id: int, started_from: int | None = None) -> None:
+    """From now on ``match_id`` is on this device's screen; ``started_from``, the match it
+    showed when it started this one."""
     if started_from is not None:
-        # The match it left is locked before the device row, as every other write locks its
-        # match first: the other way round (the row, then this foreign key's check on a match
-        # that a deal holds) two requests of one browser deadlock on PostgreSQL. One deleted
-        # meanwhile is none.
+        # Locked before the device row, as every write locks its match first: the other way
+        # round two requests of one browser deadlock on PostgreSQL.
         left = select(Match.id).where(Match.id == started_from)
         started_from = db.session.scalar(left.with_for_update(read=True, key_share=True))
     moved = update(DeviceRow).where(DeviceRow.id == device_id)
@@ -138,8 +109,8 @@ def shows(*, device_id: int | None, match_id: int, started_from: int | None = No
 
 
 def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
-    """The match another device of this key started while it showed ``match_id``, and
-    still shows, with that device's id (the one seen last, if several did)."""
+    """The match another device of this key started from ``match_id`` and still shows,
+    with that device's id (the one seen last)."""
     found = (
         select(DeviceRow.match_id, DeviceRow.id)
         .where(
@@ -156,7 +127,6 @@ def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int
 
 
 def shown_match_id(*, device: Device | None) -> int | None:
-    """The match on this device's screen, if it still holds it."""
     if device is None or device.match_id is None:
         return None
     owned = select(Match.id).where(Match.id == device.match_id, Match.owner == device.owner)
@@ -164,7 +134,6 @@ def shown_match_id(*, device: Device | None) -> int | None:
 
 
 def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
-    """Every device that holds ``owner``, the one seen last first."""
     rows = list(
         db.session.scalars(
             select(DeviceRow)
@@ -178,7 +147,6 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     makers = {row.id: row.brought_by for row in rows}
     now = utcnow()
     return [
-        # The device looking at the list is seen now, whenever its row last said so.
         DeviceView(
             row.id,
             row.label,
@@ -193,11 +161,8 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
 
 
 def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> int:
-    """Devices of ``owner`` stop holding it (all but ``keep``, or just ``only``); each goes
-    back to its own matches from before it joined, or to none. Returns how many went.
-
-    In the caller's transaction.
-    """
+    """Devices of ``owner`` (all but ``keep``, or just ``only``) go back to the key they
+    had before, or a new one; returns how many went."""
     chosen = select(DeviceRow).where(DeviceRow.owner == owner)
     if keep is not None:
         chosen = chosen.where(DeviceRow.id != keep)
@@ -213,8 +178,6 @@ def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> i
 
 
 def holds(*, owner: str, device_id: int | None = None) -> bool:
-    """Whether any device still holds ``owner`` (none does once it is erased or rotated), or
-    the device ``device_id`` does."""
     held = select(DeviceRow.id).where(DeviceRow.owner == owner)
     if device_id is not None:
         held = held.where(DeviceRow.id == device_id)
@@ -223,8 +186,7 @@ def holds(*, owner: str, device_id: int | None = None) -> bool:
 
 @writes
 def forget_device(*, owner: str, asking: int, device_id: int) -> None:
-    """One other device of this key no longer has its matches: one that ``asking`` brought,
-    or any other if ``asking`` is first (:mod:`counter.services.ranks`)."""
+    """Another device, one ``asking`` may remove, no longer holds this key."""
     if device_id not in ranks.may_remove(owner=owner, device_id=asking):
         holds_it = select(DeviceRow.id).where(DeviceRow.id == device_id, DeviceRow.owner == owner)
         if device_id == asking or db.session.scalar(holds_it) is None:
@@ -240,7 +202,7 @@ def forget_device(*, owner: str, asking: int, device_id: int) -> None:
     # A link it may have made while it held the key would give the key back to it.
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
     db.session.commit()
-    push.recheck(match_ids(owner=owner))  # its live pages end now
+    push.recheck(match_ids(owner=owner))
 
 
 def match_ids(*, owner: str) -> list[int]:

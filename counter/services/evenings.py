@@ -1,9 +1,7 @@
 """Club evenings: start one, draw its rounds, seat late players, withdraw, end it.
 
-What the evening comes to (who plays whom, the standings) is asked of
-:mod:`counter.game.evening` every time it is shown, from the tables' matches; only the
-evening, its players and its tables (each linking to an ordinary match) are kept. A table's
-link reaches its match and nothing else of the host's: :func:`table_host`.
+Only the evening, its players and its tables (each an ordinary match) are kept; pairings
+and standings are asked of :mod:`counter.game.evening` from the tables' matches.
 """
 
 from __future__ import annotations
@@ -73,7 +71,6 @@ class EveningView:
 def create_evening(
     *, owner: str, name: str, fmt: str, names: list[str], rounds: int, target: int, preset: str
 ) -> int:
-    """A new evening of these players; returns its number."""
     if fmt not in set(Format):
         raise Invalid(N_("Choose how the evening is played."))
     if target not in TARGETS or preset not in PRESETS:
@@ -104,7 +101,7 @@ def create_evening(
 
 
 def list_evenings(*, owner: str | None) -> list[tuple[int, str, datetime, bool]]:
-    """This browser's evenings, newest first: number, name, when, and whether it ended."""
+    """This browser's evenings, newest first: id, name, when, and whether it ended."""
     found = select(Evening.id, Evening.name, Evening.created_at, Evening.ended_at.is_not(None))
     found = found.where(Evening.owner == owner).order_by(Evening.id.desc())
     return [(a, b, c, bool(d)) for a, b, c, d in db.session.execute(found)]
@@ -123,7 +120,6 @@ def get_evening(*, owner: str | None, evening_id: int) -> EveningView:
 
 
 def board(*, token: str) -> EveningView:
-    """The evening a board link shows, read-only."""
     found = select(Evening).where(Evening.board_token == token)
     row = db.session.scalar(found) if queryable(token) else None
     if row is None:
@@ -132,7 +128,6 @@ def board(*, token: str) -> EveningView:
 
 
 def shows_board(*, token: str) -> bool:
-    """Whether the board link still shows its evening (not erased)."""
     if not queryable(token):
         return False
     return db.session.scalar(select(Evening.id).where(Evening.board_token == token)) is not None
@@ -162,10 +157,10 @@ def _settings(row: Evening) -> TableSettings:
 
 def _view(row: Evening) -> EveningView:
     players = _players(row)
-    names = {p.id: p.name for p in players}
+    names: dict[int | None, str] = {p.id: p.name for p in players}
     tables = _tables(row)
     fmt = Format(row.format)
-    game = GAMES[row.game]  # a table's score as its players say it (Schnapsen: down)
+    game = GAMES[row.game]
     try:
         drawn = rules.next_round(fmt, players, tables, row.rounds, row.uid)
         over = drawn is None
@@ -187,12 +182,12 @@ def _view(row: Evening) -> EveningView:
                 id=each.id,
                 round=each.round,
                 number=each.number,
-                names=(names[each.player1], None if each.player2 is None else names[each.player2]),
+                names=(names[each.player1], names.get(each.player2)),
                 scores=(
                     game.shown(table.scores[0], row.target),
                     game.shown(table.scores[1], row.target),
                 ),
-                winner=None if table.winner is None else names[table.winner],
+                winner=names.get(table.winner),
                 match_id=each.match_id,
                 token=each.token,
                 awarded=each.awarded_to is not None,
@@ -200,9 +195,7 @@ def _view(row: Evening) -> EveningView:
             for each, table in zip(row.tables, tables, strict=True)
         ],
         standings=rules.standings(fmt, players, tables),
-        next=None
-        if drawn is None
-        else (drawn[0], [(names[a], None if b is None else names[b]) for a, b in drawn[1]]),
+        next=None if drawn is None else (drawn[0], [(names[a], names.get(b)) for a, b in drawn[1]]),
         done=over,
     )
 
@@ -214,7 +207,7 @@ def _open(row: Evening) -> None:
 
 def start_round(*, owner: str, evening_id: int, number: int) -> None:
     """Draw round ``number`` and start each table's match. Started twice at once, it is
-    one round: the matches by the same uids, the tables by their unique numbers."""
+    one round: the matches by their uids, the tables by their unique numbers."""
     row = _row(owner, evening_id)
     drawn = _draw(row, number)
     names = {p.id: p.name for p in row.players}
@@ -233,7 +226,6 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
 
 
 def _draw(row: Evening, number: int) -> list[Pairing]:
-    """Round ``number``'s pairings, refused unless it is the next round of an open evening."""
     _open(row)
     if any(table.round >= number for table in row.tables):
         raise Conflict(N_("Round %(number)s has started already."), number=number)
@@ -251,8 +243,7 @@ def _seat(
     *, owner: str, evening_id: int, number: int, started: list[tuple[int, int | None, int | None]]
 ) -> None:
     row = _row(owner, evening_id, for_update=True)
-    # Drawn again under the lock: a player who joined or left, or a result corrected, since
-    # the draw makes another round, whose matches were not started.
+    # Drawn again under the lock: a player or a result that changed since makes another round.
     if _draw(row, number) != [(a, b) for a, b, _match in started]:
         raise Conflict(N_("The round changed while it was started; start it again."))
     for index, (a, b, match_id) in enumerate(started, 1):
@@ -264,10 +255,10 @@ def _seat(
         )
     try:
         db.session.commit()
-    except IntegrityError:  # the other phone's start won the race: one round
+    except IntegrityError:  # the other phone's start won the race
         db.session.rollback()
         raise Conflict(N_("Round %(number)s has started already."), number=number) from None
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
 
 
 @writes
@@ -285,7 +276,7 @@ def add_player(*, owner: str, evening_id: int, name: str) -> None:
     tidied = rules.check_players([*(p.name for p in row.players), name])[-1]
     row.players.append(EveningPlayer(name=tidied, joined=shown.round + 1))
     db.session.commit()
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
 
 
 @writes
@@ -306,12 +297,12 @@ def withdraw(*, owner: str, evening_id: int, player_id: int) -> None:
         )
     player.left = shown.round
     db.session.commit()
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
 
 
 @writes
 def award(*, owner: str, evening_id: int, table_id: int, player_id: int) -> None:
-    """End a table's match for an absent player: the one present wins it. Its deals stay."""
+    """End a table's match for an absent player: the one present wins it."""
     row = _row(owner, evening_id, for_update=True)
     _open(row)
     table = next((t for t in row.tables if t.id == table_id), None)
@@ -322,22 +313,20 @@ def award(*, owner: str, evening_id: int, table_id: int, player_id: int) -> None
         raise Conflict(N_("That table's match is over already."))
     table.awarded_to = player_id
     db.session.commit()
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
 
 
 @writes
 def end_evening(*, owner: str, evening_id: int) -> None:
-    """The evening is over: its standings stand, its table links record nothing more."""
     row = _row(owner, evening_id, for_update=True)
     _open(row)
     row.ended_at = utcnow()
     db.session.commit()
-    push.changed(-evening_id)
+    push.evening_changed(evening_id)
     push.recheck(t.match_id for t in row.tables if t.match_id is not None)
 
 
 def table_match(*, token: str) -> MatchView:
-    """The match a table link opens, while its evening has not ended."""
     row = None
     if queryable(token):
         found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
@@ -352,9 +341,8 @@ def table_match(*, token: str) -> MatchView:
 def table_host(
     *, tokens: list[str], match_id: int, asking: str | None, writing: bool
 ) -> str | None:
-    """The host's key, for a match that one of these table links opens (else None); a
-    write into it once the evening has ended or the host awarded the match is refused,
-    unless the host asks."""
+    """The host's key, for a match one of these table links opens; a write by another once
+    the evening ended or the match was awarded is refused."""
     usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
     if not usable:
         return None

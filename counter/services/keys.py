@@ -1,12 +1,7 @@
 """A browser's key, which owns its matches: hand it to another device by a one-time link.
 
-A device link hands this browser's key to the device that opens it: once, and
-within 15 minutes. The device that made the link outranks the one that takes it
-(:mod:`counter.services.ranks`). The device that takes it brings its own matches
-along only when its player chooses; otherwise they wait for it under its own key,
-where it goes back if the other device ever removes it. A device that itself came
-by a link can bring only its own matches from before, never the ones it was given.
-Rotating and erasing: :mod:`counter.services.forgetting`.
+The device that takes it brings its own matches along only if its player chooses;
+otherwise they wait under its own key, where it goes back if it is ever removed.
 """
 
 from __future__ import annotations
@@ -25,7 +20,7 @@ from counter.game.refusals import N_, Gone
 from counter.services import matches as match_store
 from counter.services import ranks
 from counter.services.devices import Device, match_ids
-from counter.storage import push
+from counter.storage import push, repository
 from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
 from counter.storage.owner_lock import lock_owners
@@ -35,8 +30,7 @@ LINK_LIFETIME = timedelta(minutes=15)
 TOKEN_MAX_LENGTH = 64
 
 
-class LinkUnusable(Gone):
-    """A device link that was used already, has expired, or never existed."""
+class LinkUnusable(Gone): ...
 
 
 def _hash(token: str) -> str:
@@ -45,7 +39,7 @@ def _hash(token: str) -> str:
 
 @writes
 def create_device_link(*, device: Device) -> str:
-    """A new one-time token for this device's key; only its hash is stored."""
+    """A new one-time token for this device's key; only its hash is kept."""
     token = secrets.token_urlsafe(24)
     db.session.add(DeviceLink(token_hash=_hash(token), owner=device.owner, device_id=device.id))
     db.session.commit()
@@ -54,8 +48,6 @@ def create_device_link(*, device: Device) -> str:
 
 @dataclass(frozen=True)
 class Handover:
-    """What a device link brings: the other browser's matches, and this browser's own."""
-
     matches: int
     latest: list[tuple[str, str, int, int]]  # names and scores of the newest few
     own_matches: int
@@ -63,12 +55,8 @@ class Handover:
 
 
 def _usable_link(token: str) -> DeviceLink:
-    if len(token) <= TOKEN_MAX_LENGTH:
-        link = db.session.scalars(
-            select(DeviceLink).where(DeviceLink.token_hash == _hash(token))
-        ).one_or_none()
-    else:
-        link = None
+    found = select(DeviceLink).where(DeviceLink.token_hash == _hash(token))
+    link: DeviceLink | None = db.session.scalar(found) if len(token) <= TOKEN_MAX_LENGTH else None
     if link is None:
         raise LinkUnusable(N_("This link does not exist. Make a new one on the other device."))
     if link.used_at is not None:
@@ -81,8 +69,8 @@ def _usable_link(token: str) -> DeviceLink:
 
 
 def own_key(device: Device) -> str | None:
-    """The key of this device's own matches: the one it holds, or, if it came by a link,
-    the one it kept from before (the matches it holds are its maker's)."""
+    """The key of this device's own matches: the one it holds, or if it came by a link,
+    the one it had before."""
     if ranks.has_maker(owner=device.owner, device_id=device.id):
         return device.home
     return device.owner
@@ -107,29 +95,20 @@ def preview_device_link(*, token: str, device: Device | None) -> Handover:
         .limit(3)
     )
     return Handover(
-        matches=_count(giver),
+        matches=repository.count(giver),
         latest=[
             (first, second, int(one), int(two))
             for first, second, one, two in db.session.execute(points)
         ],
-        own_matches=0 if own is None else _count(own),
+        own_matches=0 if own is None else repository.count(own),
         same_key=owner == giver,
     )
 
 
-def _count(owner: str) -> int:
-    return db.session.scalar(select(func.count()).where(Match.owner == owner)) or 0
-
-
 @writes
 def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> str:
-    """Spend the link: ``device`` holds the key it carries from now on, which is returned,
-    brought by the device that made the link.
-
-    The device's own matches (:func:`own_key`) join that key only with ``bring_own``;
-    otherwise they stay under its own key, kept as its ``home``. Spent with a conditional
-    update, so that of several uses at once only one succeeds, on every database.
-    """
+    """Spend the link: ``device`` holds its key from now on (returned); its own matches
+    join that key only with ``bring_own``, else they stay under its ``home``."""
     link = _usable_link(token)
     giver, maker = link.owner, link.device_id
     owner = device.owner
@@ -152,19 +131,20 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
             home = None
         elif bring_own and own is not None:
             lock_owners(own, giver)  # no import or start adds to either meanwhile
-            if _count(own) + _count(giver) > match_store.MAX_MATCHES_PER_BROWSER:
+            most = match_store.MAX_MATCHES_PER_BROWSER
+            if repository.count(own) + repository.count(giver) > most:
                 raise match_store.TooManyMatches(
                     N_(
                         "Together the two devices keep more than %(most)s matches. Continue "
                         "without bringing this device's own along, or delete some first."
                     ),
-                    most=match_store.MAX_MATCHES_PER_BROWSER,
+                    most=most,
                 )
             move_matches(source=own, target=giver)
             db.session.execute(delete(DeviceLink).where(DeviceLink.owner == own))
             if own == home:
                 home = None
-        elif own == owner and home is None and _count(owner):
+        elif own == owner and home is None and repository.count(owner):
             home = owner
         ranks.leaves(device_id=device.id)
         # Its links to the key it leaves would bring devices under no one there.
@@ -175,16 +155,13 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
             .values(owner=giver, home=home, match_id=None, brought_by=maker)
         )
     db.session.commit()
-    push.recheck(left)  # this device's live pages of them end now
+    push.recheck(left)
     return giver
 
 
 def move_matches(*, source: str, target: str) -> None:
-    """Give every match of ``source`` to ``target``.
-
-    A uid both have is one match, imported into both browsers: the copy played in
-    last stays, the other goes, so that the match is never counted twice.
-    """
+    """Give every match of ``source`` to ``target``; of a uid both have (one match imported
+    into both), the copy played in last stays."""
     twin = aliased(Match)
     pairs = db.session.execute(
         select(Match.id, Match.played_at, twin.id, twin.played_at)
@@ -200,11 +177,6 @@ def move_matches(*, source: str, target: str) -> None:
 
 
 def rotated_key(*, owner: str, nonce: str, secret: str) -> str:
-    """The key that replaces ``owner`` for the form that carried ``nonce``.
-
-    The same form sent twice (a double tap, a retry) gives the same key, so the
-    second rotation finds the matches already under it and loses nothing; no one
-    without the site's secret can work it out.
-    """
+    """The key that replaces ``owner``: the same for the same form sent twice."""
     digest = hmac.new(secret.encode(), f"{owner}\0{nonce}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")

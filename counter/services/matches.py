@@ -24,59 +24,49 @@ from counter.storage.repository import MatchNotFound, Stored
 from counter.storage.transactions import writes
 
 PAGE_SIZE = 20
-# Years of matches at a table; an export of them all still fits one import.
-MAX_MATCHES_PER_BROWSER = 2000
+MAX_MATCHES_PER_BROWSER = 2000  # an export of them all still fits one import
 
 
-class TooManyMatches(Conflict):
-    """A browser that already keeps as many matches as the counter allows one."""
+class TooManyMatches(Conflict): ...
 
 
-class InAnEvening(Conflict):
-    """A match of a club evening's table: it stays with the evening."""
+class InAnEvening(Conflict): ...
 
 
-class MatchIsFinished(Conflict):
-    """Continuing was asked of a match that already has a winner."""
+class MatchIsFinished(Conflict): ...
 
 
 def get_match(*, owner: str | None, match_id: int) -> MatchView:
-    """One of this browser's matches, with its deals."""
     return view(repository.load(owner, match_id))
 
 
 def current_match(*, owner: str | None, device: Device | None = None) -> MatchView | None:
-    """The match on this device's screen; for a device that has none yet, the match
-    this browser played in last. With its deals."""
     shown = shown_id(owner=owner, device=device)
     return None if shown is None else get_match(owner=owner, match_id=shown)
 
 
 def count(*, owner: str | None) -> int:
-    """How many matches this browser keeps."""
     return 0 if owner is None else repository.count(owner)
 
 
 def owns(*, owner: str, match_id: int) -> bool:
-    """Whether the match is still this key's."""
     found = select(Match.id).where(Match.id == match_id, Match.owner == owner)
     return db.session.scalar(found) is not None
 
 
 def shown_id(*, owner: str | None, device: Device | None) -> int | None:
-    """The id of the match on this device's screen (or the one played in last)."""
+    """The match on this device's screen, else the one this browser played in last."""
     return devices.shown_match_id(device=device) or repository.current_id(owner)
 
 
-def pin(device: Device | None, match_id: int) -> None:
-    """The device that played in this match shows it from now on (in the caller's transaction)."""
+def pin(*, device: Device | None, match_id: int) -> None:
+    """The device that played in this match shows it from now on."""
     if device is not None and device.match_id != match_id:
         devices.shows(device_id=device.id, match_id=match_id)
 
 
 def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
-    """A page of this browser's matches, newest first, as summaries without deals."""
-    total = 0 if owner is None else repository.count(owner)
+    total = count(owner=owner)
     pages = max(1, math.ceil(total / per_page))
     if not 1 <= page <= pages:
         raise MatchNotFound(
@@ -115,18 +105,9 @@ def start_match(
     default_names: tuple[str, str] = DEFAULT_NAMES,
     game: GameName | None = None,
 ) -> tuple[MatchView, bool]:
-    """Store a new match and make it the one on ``device``'s screen; returns it and whether
-    it is new.
-
-    Names not given are those of the match played last, then ``default_names``; house
-    rules not given are its rules (the browser's last choice), a preset gives
-    rules and target together. ``game`` (Santase, Sixty-six or Schnapsen) is the game
-    the match is counted by: not given, the preset's, else the match played last's; a
-    game other than that match's brings its own rules and target. The same ``uid`` again
-    (a retried or repeated request, a phone that started the match offline) answers the
-    match it started.
-    """
-    lock_owners(owner)  # the cap is counted by one writer of this browser at a time
+    """Start a match on ``device``'s screen; returns it and whether it is new (the same
+    ``uid`` again answers the match it started)."""
+    lock_owners(owner)
     asked = spent.settings_digest(
         target=target,
         names=names,
@@ -158,8 +139,7 @@ def start_match(
         if uid is not None:
             spent.spend_uid(owner=owner, uid=uid, settings=asked)
         db.session.commit()
-    except IntegrityError:
-        # The same uid, sent twice at once (a retry racing its first try): it is there now.
+    except IntegrityError:  # the same uid, sent twice at once
         db.session.rollback()
         found = None if uid is None else _with_uid(owner, uid)
         if found is None:
@@ -187,10 +167,17 @@ def _start(
     default_names: tuple[str, str] = DEFAULT_NAMES,
     game: GameName | None = None,
 ) -> Stored:
-    """The one way a match starts: stored (not yet committed) as the one on ``device``'s
-    screen, with what was not given taken from the match played last, else the defaults."""
-    lock_owners(owner)
-    check_room(owner)
+    """The one way a match starts: what is not given comes from the match played last (a
+    game other than its brings its own rules and target), else the defaults."""
+    lock_owners(owner)  # the cap is counted by one writer of this browser at a time
+    if repository.count(owner) >= MAX_MATCHES_PER_BROWSER:
+        raise TooManyMatches(
+            N_(
+                "This browser keeps at most %(most)s matches. Export them, then delete "
+                "the ones you no longer need."
+            ),
+            most=MAX_MATCHES_PER_BROWSER,
+        )
     latest_id = repository.current_id(owner)
     latest = None if latest_id is None else db.session.get_one(Match, latest_id)
     last_game = None if latest is None else GAMES[latest.game]
@@ -211,7 +198,6 @@ def _start(
     match = played.Match(
         uid=uid or uuid.uuid4().hex, names=names, created_at=at, game=playing, first_dealer=1
     )
-    # As a change before the first deal: refused if the game is not played so.
     match.change(
         target=target,
         rules=base if rules is None else changed_rules(base, rules),
@@ -231,26 +217,13 @@ def for_writing(
     device: Device | None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> Stored:
-    """The match a change goes into, locked, and the one on ``device``'s screen from now
-    on; with no id, this browser's first match, started now."""
+    """The match a change goes into, locked, on ``device``'s screen from now on; with no
+    id, this browser's first match, started now."""
     if match_id is None:
         return _start(owner=owner, device=device, default_names=default_names)
     stored = repository.load(owner, match_id, for_update=True)
-    pin(device, match_id)
+    pin(device=device, match_id=match_id)
     return stored
-
-
-def check_room(owner: str) -> None:
-    """Refuse one more match for a browser that keeps as many as it may; in a transaction
-    that holds the browser's lock (:func:`lock_owners`), so that the count stays true."""
-    if repository.count(owner) >= MAX_MATCHES_PER_BROWSER:
-        raise TooManyMatches(
-            N_(
-                "This browser keeps at most %(most)s matches. Export them, then delete "
-                "the ones you no longer need."
-            ),
-            most=MAX_MATCHES_PER_BROWSER,
-        )
 
 
 def _with_uid(owner: str, uid: str) -> MatchView | None:
@@ -273,9 +246,8 @@ def change_match(
     default_names: tuple[str, str] = DEFAULT_NAMES,
     game: GameName | None = None,
 ) -> MatchView:
-    """Switch the target, rename the players, change the house rules, the first dealer or
-    the game (see :meth:`counter.game.match.Match.change`). With no ``match_id`` the
-    browser's first match is started with these settings."""
+    """Change the settings (:meth:`counter.game.match.Match.change`); with no ``match_id``
+    the browser's first match starts with them."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     match = stored.match
     named, counted = match.names, match.game
@@ -303,21 +275,20 @@ def change_match(
 
 @writes
 def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> MatchView:
-    """Make an unfinished match the one on ``device``'s screen again, with all it had."""
+    """Make an unfinished match the one on ``device``'s screen again."""
     stored = repository.load(owner, match_id, for_update=True)
     if stored.match.winner is not None:
         raise MatchIsFinished(
             N_("This match is over; start a new one, or undo its last deal to play on.")
         )
     repository.save(stored, at=utcnow())
-    pin(device, match_id)
+    pin(device=device, match_id=match_id)
     db.session.commit()
     return view(stored)
 
 
 @writes
 def delete_match(*, owner: str, match_id: int) -> MatchView:
-    """Delete one match with its deals (and so its share link); returns what was deleted."""
     stored = repository.load(owner, match_id, for_update=True)
     if db.session.scalar(select(EveningTable.id).where(EveningTable.match_id == match_id)):
         raise InAnEvening(N_("This match was played at a table of an evening; it stays with it."))

@@ -1,10 +1,9 @@
-"""Devices that a write without a cookie made: forgotten again when that write recorded
-nothing, or when their cookie never came back, so that requests without cookies, however
-many, leave a bounded number of devices behind.
-"""
+"""Devices made by a write without a cookie: forgotten when it recorded nothing, or when
+their cookie never came back, so that requests without cookies leave few behind."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_, select
@@ -14,17 +13,13 @@ from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
 from counter.storage.transactions import writes
 
-# A browser comes back with its cookie at once (the page after a form, the live page's
-# stream); a device whose cookie never came back within this was a script's, or its answer
-# never arrived. Each registration forgets at most FORGET_AT_ONCE of them.
 NEVER_BACK_AFTER = timedelta(hours=1)
 FORGET_AT_ONCE = 20
 
 
 @writes
 def forget_new(*, device_id: int) -> None:
-    """Forget a device made by a write that then recorded nothing (refused, or the database
-    busy), as if it never was: its key holds nothing yet."""
+    """Forget a new device whose first write recorded nothing."""
     device = db.session.get(DeviceRow, device_id)
     if device is None or device.came_back:
         return
@@ -38,16 +33,15 @@ def forget_new(*, device_id: int) -> None:
 
 
 def forget_never_back(*, now: datetime | None = None, most: int = FORGET_AT_ONCE) -> int:
-    """Forget up to ``most`` devices whose cookie never came back within
-    :data:`NEVER_BACK_AFTER` of the write that made them, with all that their keys hold when
-    no other device holds them too. In the caller's transaction; returns how many went."""
+    """Forget up to ``most`` devices whose cookie never came back, with what their keys
+    hold if no other device holds them; returns how many went."""
     since = (now or utcnow()) - NEVER_BACK_AFTER
     stale = db.session.execute(
         select(DeviceRow.id, DeviceRow.owner, DeviceRow.home)
         .where(~DeviceRow.came_back, DeviceRow.created_at < since)
         .order_by(DeviceRow.id)
         .limit(most)
-        .with_for_update(skip_locked=True)  # registrations at once each take others
+        .with_for_update(skip_locked=True)
     ).all()
     if not stale:
         return 0
@@ -59,11 +53,17 @@ def forget_never_back(*, now: datetime | None = None, most: int = FORGET_AT_ONCE
     keys -= {key for row in db.session.execute(held) for key in row}
     db.session.execute(delete(DeviceRow).where(DeviceRow.id.in_(ids)))
     if keys:
-        db.session.execute(delete(Evening).where(Evening.owner.in_(keys)))
-        owned = select(Match.id).where(Match.owner.in_(keys))
-        db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
-        db.session.execute(delete(Match).where(Match.owner.in_(keys)))
-        db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))
-        for key in keys:
-            spent.forget_owner(owner=key)
+        erase_keys(keys)
     return len(ids)
+
+
+def erase_keys(keys: Collection[str]) -> tuple[int, int]:
+    """Delete all that these keys hold, hashes of spent ids too; how many matches and deals."""
+    owned = select(Match.id).where(Match.owner.in_(keys)).scalar_subquery()
+    db.session.execute(delete(Evening).where(Evening.owner.in_(keys)))
+    deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
+    matches = db.session.execute(delete(Match).where(Match.owner.in_(keys)))
+    db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))
+    for key in keys:
+        spent.forget_owner(owner=key)
+    return matches.rowcount, deals.rowcount  # type: ignore[attr-defined]

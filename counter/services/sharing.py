@@ -16,7 +16,6 @@ from counter.storage.transactions import writes
 
 @writes
 def share_match(*, owner: str, match_id: int) -> str:
-    """The read-only link token of a match, made on first use."""
     match = repository.load(owner, match_id, for_update=True).row
     if match.share_token is None:
         match.share_token = secrets.token_urlsafe(16)
@@ -26,15 +25,13 @@ def share_match(*, owner: str, match_id: int) -> str:
 
 @writes
 def stop_sharing(*, owner: str, match_id: int) -> None:
-    """Revoke the share link: it shows nothing from now on."""
     match = repository.load(owner, match_id, for_update=True).row
     match.share_token = None
     db.session.commit()
-    push.recheck([match_id])  # its live read-only pages end now
+    push.recheck([match_id])
 
 
 def share_token(*, owner: str | None, match_id: int) -> str | None:
-    """The match's current share token, if it is shared."""
     if owner is None:
         return None
     return db.session.scalar(
@@ -43,7 +40,6 @@ def share_token(*, owner: str | None, match_id: int) -> str | None:
 
 
 def still_shared(*, match_id: int, token: str) -> bool:
-    """Whether the link still shows the match (it may have been revoked or rotated)."""
     if not queryable(token):
         return False
     found = select(Match.id).where(Match.id == match_id, Match.share_token == token)
@@ -51,10 +47,7 @@ def still_shared(*, match_id: int, token: str) -> bool:
 
 
 def shared_match(*, token: str) -> MatchView:
-    """The match a share link shows; 404 once the link is revoked or the match deleted.
-
-    Only the match itself: the games of its series (other matches) are left out.
-    """
+    """The match a share link shows, without the games of its series (other matches)."""
     row = None
     if queryable(token):
         row = db.session.execute(

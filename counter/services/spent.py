@@ -1,18 +1,14 @@
-"""Once used, always used: match uids and deal request ids outlive an undo or a delete.
-
-A phone may send a change again long after it was answered; once its deal or match is
-gone, a row here makes the late copy record nothing. Only SHA-256 hashes are kept.
-"""
+"""Once used, always used: match uids and deal request ids (as SHA-256 hashes) outlive an
+undo or a delete, so that a late copy of a request records nothing."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from collections.abc import Mapping
 from enum import StrEnum
 
-from sqlalchemy import Select, bindparam, delete, select
+from sqlalchemy import delete, select
 
 from counter.game.match import Deal, RequestReused
 from counter.game.refusals import N_, Conflict
@@ -20,8 +16,7 @@ from counter.game.scoring import Outcome, Preset, Seat
 from counter.storage.models import Spent, db
 
 
-class UidReused(Conflict):
-    """A match uid sent again with other settings, or after its match was deleted."""
+class UidReused(Conflict): ...
 
 
 def _digest(*parts: object) -> str:
@@ -37,7 +32,7 @@ def settings_digest(
     first_dealer: int | None,
     game: str | None = None,
 ) -> str:
-    """A hash of the settings a start asked for (as sent: what was left out stays out)."""
+    """A hash of the settings a start asked for, as sent."""
     asked: dict[str, object] = {} if game is None else {"game": game}
     asked |= {
         "target": target,
@@ -50,11 +45,10 @@ def settings_digest(
 
 
 def check_start(*, owner: str, uid: str, settings: str, exists: bool) -> None:
-    """Refuse a start whose ``uid`` was used here for a match deleted since (not ``exists``)
-    or started with other ``settings``: a uid names one start."""
+    """Refuse a ``uid`` whose match was deleted (not ``exists``) or had other ``settings``."""
     found = db.session.scalar(select(Spent).where(Spent.digest == _digest("uid", owner, uid)))
     if found is None:
-        return  # unspent: new, or a match's that was imported, given no uid, or predates 0010
+        return  # new, or imported, or from before migration 0010
     if not exists:
         raise UidReused(N_("The match with that uid was deleted; nothing was started."))
     if found.settings_digest not in (None, settings):
@@ -67,7 +61,6 @@ def check_start(*, owner: str, uid: str, settings: str, exists: bool) -> None:
 
 
 def spend_uid(*, owner: str, uid: str, settings: str | None) -> None:
-    """Keep ``uid`` as used by this browser, with the settings its match was started with."""
     db.session.add(
         Spent(
             digest=_digest("uid", owner, uid),
@@ -78,7 +71,6 @@ def spend_uid(*, owner: str, uid: str, settings: str | None) -> None:
 
 
 def spend_uid_of_deleted(*, owner: str, uid: str) -> None:
-    """Keep the uid of a match being deleted as used, if its start did not already."""
     digest = _digest("uid", owner, uid)
     if db.session.scalar(select(Spent.id).where(Spent.digest == digest)) is None:
         spend_uid(owner=owner, uid=uid, settings=None)
@@ -89,8 +81,7 @@ def _deal_digest(seat: Seat | None, outcome: Outcome) -> str:
 
 
 def spend_request(*, owner: str, match_id: int, deal: Deal) -> None:
-    """Keep the request id of a deal that is being undone or deleted as used in its match,
-    with a hash of who received the points and why."""
+    """Keep the request id of a deal being undone or deleted, with a hash of the deal."""
     if deal.request_id is not None:
         db.session.add(
             Spent(
@@ -106,17 +97,19 @@ def request_spent(
     *, match_id: int | None, request_id: str, seat: Seat | None, outcome: Outcome
 ) -> bool:
     """Whether ``request_id`` recorded this deal in this match, gone since; refused when it
-    recorded another (as while its deal is there: :class:`~counter.game.match.RequestReused`).
-
-    A statement of its own, after the match is locked: on PostgreSQL one that waited for
-    the lock would see the tables as of its start, before the undo that held the lock."""
+    recorded another. Run after the match is locked, so that PostgreSQL shows the undo
+    that held the lock."""
     if match_id is None:
         return False
     digest = _digest("request", match_id, request_id)
-    found = db.session.connection().execute(_spent_digest(), {"digest": digest}).first()
+    found = (
+        db.session.connection()
+        .execute(select(Spent.id, Spent.settings_digest).where(Spent.digest == digest))
+        .first()
+    )
     if found is None:
         return False
-    # None: spent before the deal was kept with it, so it cannot be told from another.
+    # None: spent before the deal was kept with it.
     if found.settings_digest not in (None, _deal_digest(seat, outcome)):
         raise RequestReused(
             N_(
@@ -127,12 +120,5 @@ def request_spent(
     return True
 
 
-@functools.cache
-def _spent_digest() -> Select[int, str | None]:
-    """Built once: it is run for every deal with a request id."""
-    return select(Spent.id, Spent.settings_digest).where(Spent.digest == bindparam("digest"))
-
-
 def forget_owner(*, owner: str) -> None:
-    """Remove every row of this browser's key (erasing it: not even hashes stay)."""
     db.session.execute(delete(Spent).where(Spent.owner_digest == _digest(owner)))

@@ -6,6 +6,5 @@ TOKEN_MAX_LENGTH = 32
 
 
 def queryable(token: str) -> bool:
-    """A token we could have made: printable ASCII of at most 32 characters. Anything else
-    names nothing, and is never sent to the database (PostgreSQL refuses a NUL in text)."""
+    """Printable ASCII of at most 32 characters: PostgreSQL refuses a NUL in text."""
     return token.isascii() and token.isprintable() and len(token) <= TOKEN_MAX_LENGTH

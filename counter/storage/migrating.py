@@ -1,11 +1,4 @@
-"""Migrations, applied in a process of their own so that no worker keeps Alembic (~15 MB).
-
-With ``AUTO_MIGRATE`` a starting worker whose database is not at the latest revision runs
-``python -m counter.storage.migrating`` and waits; the database URL goes in the
-environment, never on a command line ``ps`` shows. A database already there costs a
-starting worker one query, not a second Python (a restarted server answers sooner).
-The ``flask db`` commands load Alembic in their own process.
-"""
+"""Migrations, run in a process of their own so that no worker keeps Alembic (~15 MB)."""
 
 from __future__ import annotations
 
@@ -24,7 +17,7 @@ from counter.storage.models import db
 
 try:
     import fcntl
-except ImportError:  # Windows: one local process, nothing to race with
+except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -33,20 +26,17 @@ TIMEOUT_S = 600
 
 
 def register(app: Flask) -> None:
-    """Give ``app`` the ``flask db`` commands (and this process Alembic)."""
     from flask_migrate import Migrate
 
     Migrate(app, db, directory=str(MIGRATIONS_DIR))
 
 
 def latest_revision() -> str:
-    """The newest migration's revision: each file ``versions/NNNN_*.py`` is revision
-    ``"NNNN"`` (tests/integration/test_migrations.py holds Alembic's head to it)."""
+    """The newest revision, without Alembic: file ``versions/NNNN_*.py`` is ``"NNNN"``."""
     return max(path.name[:4] for path in (MIGRATIONS_DIR / "versions").glob("[0-9]" * 4 + "_*.py"))
 
 
 def up_to_date(engine: Engine) -> bool:
-    """Whether the database is at the latest revision (no: not answering, or never migrated)."""
     try:
         with engine.connect() as connection:
             found = connection.execute(text("SELECT version_num FROM alembic_version")).all()
@@ -56,10 +46,9 @@ def up_to_date(engine: Engine) -> bool:
 
 
 def upgrade_in_own_process(url: str) -> None:
-    """Bring the database at ``url`` to the latest migration, in another process."""
     finished = subprocess.run(
         [sys.executable, "-m", "counter.storage.migrating"],
-        env={**os.environ, DATABASE_VARIABLE: url},
+        env={**os.environ, DATABASE_VARIABLE: url},  # not on a command line ps shows
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
@@ -69,39 +58,32 @@ def upgrade_in_own_process(url: str) -> None:
         raise RuntimeError(f"Migrating the database failed:\n{finished.stderr[-4000:]}")
 
 
-def upgrade_here(app: Flask) -> None:
-    """Bring ``app``'s database to the latest migration, in this process."""
-    from flask_migrate import upgrade
-
-    if "migrate" not in app.extensions:
-        register(app)
-    with app.app_context(), _one_at_a_time(db.engine):
-        upgrade()
-        db.engine.dispose()
-
-
 @contextmanager
 def _one_at_a_time(engine: Engine) -> Iterator[None]:
     """One worker at a time migrates an SQLite file: its CREATE TABLEs run outside any
-    transaction and would collide. PostgreSQL takes an advisory lock in env.py instead."""
+    transaction (PostgreSQL takes an advisory lock in env.py)."""
     path = engine.url.database
     if engine.dialect.name != "sqlite" or not path or path == ":memory:" or fcntl is None:
         yield
         return
     with open(f"{path}.migrate-lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        fcntl.flock(lock, fcntl.LOCK_EX)  # let go of as the file closes
+        yield
 
 
 def main() -> None:
+    from flask_migrate import upgrade
+
     from counter import create_app
 
     url = os.environ[DATABASE_VARIABLE]
     settings = {"SQLALCHEMY_DATABASE_URI": url, "AUTO_MIGRATE": False, "SECRET_KEY": "migrating"}
-    upgrade_here(create_app(settings))
+    app = create_app(settings)
+    if "migrate" not in app.extensions:
+        register(app)
+    with app.app_context(), _one_at_a_time(db.engine):
+        upgrade()
+        db.engine.dispose()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
-"""Matches in the database: loaded as the game's :class:`~counter.game.match.Match` and
-saved back through the ORM, the one way every change of a match is written."""
+"""Load a game :class:`~counter.game.match.Match` from its rows and save it back."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Select, func, insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import selectinload
 
 from counter.game import match as game
@@ -18,7 +17,7 @@ from counter.game.scoring import Outcome, Seat
 from counter.storage import series
 from counter.storage.models import Deal, Match, db
 
-RENUMBERING = 1_000_000  # far above any deal number: a free range to move deals through
+RENUMBERING = 1_000_000  # a free range to move deal numbers through, unique at each step
 
 
 class MatchNotFound(NotFound):
@@ -26,13 +25,12 @@ class MatchNotFound(NotFound):
 
     @classmethod
     def with_id(cls, match_id: object) -> MatchNotFound:
-        """The same answer for a match that does not exist and one of another browser."""
         return cls(N_("There is no match %(id)s in this browser."), id=match_id)
 
 
 @dataclass
 class Stored:
-    """A match as the game sees it, with its row and the games won before it in its series."""
+    """A game match, its row, and each seat's games won before it in its series."""
 
     row: Match
     match: game.Match
@@ -75,16 +73,13 @@ def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
     return Stored(row, match, earlier, rows)
 
 
-def _with_games() -> Select[Match, int, int]:
-    statement = select(Match, series.earlier_wins(1), series.earlier_wins(2))
-    return statement.options(selectinload(Match.deals))
-
-
 def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Stored:
-    """One of this browser's matches with its deals; locked for a write if asked (on
-    PostgreSQL its row; SQLite's write transaction holds the whole file). A match of
-    another browser is not found, exactly as one that does not exist."""
-    statement = _with_games().where(Match.id == match_id, Match.owner == owner)
+    """One of this browser's matches; another browser's is not found, as a missing one."""
+    statement = (
+        select(Match, series.earlier_wins(1), series.earlier_wins(2))
+        .options(selectinload(Match.deals))
+        .where(Match.id == match_id, Match.owner == owner)
+    )
     if for_update:
         statement = statement.with_for_update(of=Match)
     found = None if owner is None else db.session.execute(statement).one_or_none()
@@ -94,7 +89,6 @@ def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Store
 
 
 def current_id(owner: str | None) -> int | None:
-    """The id of the match this browser played in last, if any."""
     if owner is None:
         return None
     latest = select(Match.id).where(Match.owner == owner)
@@ -102,7 +96,6 @@ def current_id(owner: str | None) -> int | None:
 
 
 def add(owner: str, match: game.Match, *, at: datetime) -> Stored:
-    """A new match of this browser, stored (not yet committed)."""
     row = Match(owner=owner, uid=match.uid, created_at=match.created_at, deals=[])
     stored = Stored(row, match)
     db.session.add(row)
@@ -111,7 +104,7 @@ def add(owner: str, match: game.Match, *, at: datetime) -> Stored:
 
 
 def save(stored: Stored, *, at: datetime) -> None:
-    """Write the match as the game has it now, played in at ``at`` (not yet committed)."""
+    """Write the match as the game has it now, played in at ``at``."""
     row, match = stored.row, stored.match
     wanted = [(deal, stored._rows.get(id(deal))) for deal in match.deals]
     kept = {id(each) for _, each in wanted if each is not None}
@@ -124,7 +117,7 @@ def save(stored: Stored, *, at: datetime) -> None:
         if each is not None and each.number != number
     ]
     if gone or moving:
-        db.session.flush()  # numbers stay unique at every step: out of the way, then in place
+        db.session.flush()
     for _, each in moving:
         each.number += RENUMBERING
     if moving:
@@ -139,7 +132,7 @@ def save(stored: Stored, *, at: datetime) -> None:
         each.rules, each.corrected_at = deal.rules, deal.corrected_at
     row.player1, row.player2 = match.names
     row.target, row.first_dealer, row.rules = match.target, match.first_dealer, match.rules
-    row.won_by = match.winner  # the series index counts games by these two
+    row.won_by = match.winner  # series.py counts games by these two
     row.marks = match.marks or None
     row.game = match.game.name
     row.played_at = at
@@ -147,8 +140,7 @@ def save(stored: Stored, *, at: datetime) -> None:
 
 
 def add_many(owner: str, matches: list[game.Match]) -> None:
-    """New matches of this browser with their deals, as :func:`add` stores them, in two
-    statements run as multi-row INSERTs (an import brings thousands; not yet committed)."""
+    """Store what :func:`add` stores for many matches, in two multi-row INSERTs."""
     ids = db.session.execute(
         insert(Match).returning(Match.id, sort_by_parameter_order=True),
         [
@@ -160,11 +152,13 @@ def add_many(owner: str, matches: list[game.Match]) -> None:
                 "target": match.target,
                 "first_dealer": match.first_dealer,
                 "created_at": match.created_at,
-                "played_at": _last_played(match),
+                "played_at": max(
+                    [match.created_at, *(d.corrected_at or d.created_at for d in match.deals)]
+                ),
                 "won_by": match.winner,
                 "marks": match.marks or None,
                 "game": match.game.name.value,
-                **match.rules.as_dict(),  # a column per house rule
+                **match.rules.as_dict(),
             }
             for match in matches
         ],
@@ -188,38 +182,19 @@ def add_many(owner: str, matches: list[game.Match]) -> None:
         db.session.execute(insert(Deal), deals)
 
 
-def _last_played(match: game.Match) -> datetime:
-    """When a match of an import was last played in: its newest deal or correction."""
-    times = [match.created_at]
-    for deal in match.deals:
-        times.append(deal.corrected_at or deal.created_at)
-    return max(times)
-
-
 def delete(stored: Stored) -> None:
-    """Remove the match with its deals (not yet committed)."""
     db.session.delete(stored.row)
     db.session.flush()
 
 
 def page(owner: str, *, offset: int, limit: int) -> list[Stored]:
-    """A page of this browser's matches, newest first, with their deals."""
-    ids = (
-        select(Match.id)
-        .where(Match.owner == owner)
-        .order_by(Match.id.desc())
-        .offset(offset)
-        .limit(limit)
-    )
-    rows = db.session.scalars(
-        select(Match).where(Match.id.in_(ids)).options(selectinload(Match.deals))
-    )
-    return [_stored(row) for row in sorted(rows, key=lambda row: row.id, reverse=True)]
+    found = select(Match).where(Match.owner == owner).order_by(Match.id.desc())
+    rows = db.session.scalars(found.offset(offset).limit(limit).options(selectinload(Match.deals)))
+    return [_stored(row) for row in rows]
 
 
 def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:
-    """Every match of this browser, oldest first, with their deals: read ``batch`` at a
-    time, and let go of after, so that a history of thousands costs what a batch does."""
+    """Every match of this browser, oldest first, ``batch`` at a time in memory."""
     if owner is None:
         return
     ids = list(db.session.scalars(select(Match.id).where(Match.owner == owner).order_by(Match.id)))
@@ -232,8 +207,7 @@ def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:
 
 
 def several(ids: Collection[int]) -> dict[int, Stored]:
-    """Matches by id with their deals, whoever's: the caller has said why it may read them
-    (an evening's tables, for its board)."""
+    """Matches by id, whoever's: the caller has said why it may read them."""
     found = select(Match).where(Match.id.in_(ids)).options(selectinload(Match.deals))
     return {row.id: _stored(row) for row in db.session.scalars(found)} if ids else {}
 
@@ -243,6 +217,5 @@ def count(owner: str) -> int:
 
 
 def count_deals(owner: str) -> int:
-    """The deals of all this browser's matches."""
     counted = select(func.count(Deal.id)).join(Match, Match.id == Deal.match_id)
     return db.session.scalar(counted.where(Match.owner == owner)) or 0

@@ -16,6 +16,7 @@ from counter.game.evening import Format
 from counter.game.refusals import N_, NotFound, Refusal
 from counter.game.scoring import DEFAULT_TARGET
 from counter.services import evenings
+from counter.storage import push
 from counter.web import forms, i18n, limits, live, play
 from counter.web.browser import SESSION_TABLES, current_owner, ensure_owner
 from counter.web.errors import shows_again
@@ -175,7 +176,7 @@ def board_events(token: str) -> Response:
     # Each stream its own holder: a room's phones read one board.
     holder = f"board:{secrets.token_hex(8)}"
     allowed = partial(evenings.shows_board, token=token)
-    return live.stream(-first.id, now, holder, None, allowed, also=watched)
+    return live.stream(push.evening_key(first.id), now, holder, None, allowed, also=watched)
 
 
 @bp.get("/table/<token>")

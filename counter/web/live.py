@@ -146,7 +146,7 @@ def _event(data: str, kind: str | None = None) -> str:
 
 
 def stream(
-    match_id: int,
+    key: str,
     now: Callable[[], dict[str, Any]],
     holder: str,
     shown: Callable[[dict[str, Any]], dict[str, Any]] | None,
@@ -162,7 +162,7 @@ def stream(
     place = _take_place(holder, client_address(), config)
     hub = push.hub()
     try:
-        watcher = hub.watch(match_id, *also)  # before reading, so no change is lost
+        watcher = hub.watch(key, *map(push.match_key, also))  # before reading: no change lost
         try:
             first = now()
         except BaseException:
@@ -273,7 +273,7 @@ def match_events(match_id: int) -> Response:
         return None if found is None else push.next_news(to=found[0], by=found[1])
 
     holder = f"table:{match_id}" if table else owner  # the host's own count is the host's
-    return stream(match_id, now, holder, None, allowed, moved, missed)
+    return stream(push.match_key(match_id), now, holder, None, allowed, moved, missed)
 
 
 @bp.get("/shared/<token>/events")
@@ -286,4 +286,4 @@ def shared_events(token: str) -> Response:
     def allowed() -> bool:
         return sharing.still_shared(match_id=match.id, token=token)  # type: ignore[arg-type]
 
-    return stream(match.id, now, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]
+    return stream(push.match_key(match.id), now, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]
