@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from helpers import api_deal, api_play, api_start, page_form, submit, tap, win_match
+from helpers import api_deal, api_play, api_start, page_form, privacy_form, submit, tap, win_match
 
 BULGARIAN = {"Accept-Language": "bg-BG,bg;q=0.9,en;q=0.5"}
 
@@ -230,3 +230,24 @@ def test_an_import_names_house_rules_and_outcomes_as_the_page_does(
     file = (io.BytesIO(json.dumps(exported).encode()), "santase.json")
     page = submit(bulgarian, "/import", archive=file).get_data(as_text=True)
     assert expected in page
+
+
+@pytest.mark.parametrize("language", ["en", "bg", "de"])
+def test_what_we_keep_erases_everything_in_every_language(
+    client: FlaskClient, language: str
+) -> None:
+    client.set_cookie("lang", language)
+    api_start(client)
+    assert privacy_form(client, action="/privacy/erase", confirmed="1").status_code == 302
+    assert client.get("/api/matches").get_json()["matches"] == []
+
+
+@pytest.mark.parametrize("language", ["bg", "de"])
+def test_what_we_keep_has_the_english_pages_forms_and_fields(
+    client: FlaskClient, language: str
+) -> None:
+    english = client.get("/privacy").get_data(as_text=True)
+    client.set_cookie("lang", language)
+    page = client.get("/privacy").get_data(as_text=True)
+    fields = re.compile(r'<(?:form|input)[^>]*(?:action|name)="([^"]+)"')
+    assert fields.findall(page) == fields.findall(english)
