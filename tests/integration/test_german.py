@@ -23,7 +23,7 @@ KEPT |= {"after", "English", "Sixty", "Six", "NikolayIT", "SantaseGameEngine", "
 KEPT |= {"Rules", "md", "McLeod", "John", "gamerules", "schnopsn", "schnapsenstrategy"}
 KEPT |= {"blogspot", "skill", "preisschnapsen", "at", "schnapsen66", "info", "Wi", "Fi"}
 KEPT |= {"zudrehen", "abmelden", "Bauernschnapsen", "Wikipedia", "FAQ"}  # German, or names
-KEPT |= {"also", "will", "schnapsen", "six"}  # German words too; in site names
+KEPT |= {"also", "will", "per", "schnapsen", "six"}  # German words too; in site names
 
 
 class GermanText(HTMLParser):
