@@ -69,6 +69,10 @@ GAME_MATCH_WORDS = {
 GAME_RULE_LABELS = {
     GameName.SCHNAPSEN: {"shutout": lazy_pgettext("schnapsen", "Schneider-Bummerl")},
 }
+# Choices a game names otherwise: Schnapsen plays one Bummerl (the CSV keeps the common word).
+GAME_CHOICE_LABELS = {
+    GameName.SCHNAPSEN: {("session", "one"): lazy_pgettext("schnapsen", "one Bummerl")},
+}
 # Beside the player who received the points (in the statistics), whose the mistake was.
 RECEIVED_NAMES = {
     Outcome.FAILED_CLOSE: lazy_gettext("Opponent's failed close"),
@@ -190,13 +194,17 @@ def house_rules(game: GameName | str = GameName.SANTASE) -> list[dict[str, Any]]
     """Each house rule with its label (as ``game`` names it) and the label of each choice,
     for forms and summaries."""
     labels = GAME_RULE_LABELS.get(GameName(game), {})
+    choices = GAME_CHOICE_LABELS.get(GameName(game), {})
     return _translated(  # type: ignore[no-any-return]
         f"house_rules_{GameName(game).value}",
         lambda: [
             {
                 "name": switch.name,
                 "label": str(labels.get(switch.name, gettext(switch.label))),
-                "choices": {choice.value: gettext(text) for choice, text in switch.choices.items()},
+                "choices": {
+                    choice.value: str(choices.get((switch.name, choice.value), gettext(text)))
+                    for choice, text in switch.choices.items()
+                },
             }
             for switch in HouseRules.switches()
         ],

@@ -508,11 +508,11 @@ def test_a_whole_match_in_bulgarian(browser: Browser, server: str) -> None:
     expect(page.locator("[data-status]")).to_contain_text("+2 Иван · Под 33")
     for _ in range(3):
         tap(page, 1, "schwarz")
-    expect(page.locator("[data-result]")).to_have_text("Иван спечели играта с 11:0")
+    expect(page.locator("[data-result]")).to_have_text("Иван спечели играта – 11:0")
     expect(page.locator("[data-sync]")).to_have_text("Всичко е записано", timeout=15_000)
     assert still_same_document(page)
     page.goto("/matches")
-    expect(page.locator(".history")).to_contain_text("Иван спечели с 11:0")
+    expect(page.locator(".history")).to_contain_text("Иван спечели, 11:0")
     context.close()
 
 

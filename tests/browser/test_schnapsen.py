@@ -162,6 +162,6 @@ def test_best_of_three_in_bulgarian(bulgarian: Page) -> None:
     session = page.locator("[data-session]")
     expect(session).to_have_text("Две от три: Ivan 0, Maria 1")
     win_bummerl(page, 2)
-    expect(session).to_have_text("Maria спечели „две от три“ с 2:0")
+    expect(session).to_have_text("Maria спечели серията с 2:0")
     all_saved(page)
     assert server_match(page)["session"] == [0, 2]

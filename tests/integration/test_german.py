@@ -226,13 +226,14 @@ def test_a_schnapsen_evening_names_its_game_and_its_csv_is_german(german: FlaskC
 
 def test_a_schnapsen_match_is_a_bummerl_wherever_it_is_shown(german: FlaskClient) -> None:
     bummerl = api_start(german, game="schnapsen", players=["Sepp", "Resi"])
-    assert "Bummerl von" in german.get("/").get_data(as_text=True)
+    assert "Bummerl zu" in german.get("/").get_data(as_text=True)
     api_play(german, bummerl["id"], (1, "schwarz"), (1, "schwarz"), (1, "schwarz"))
     page = german.get("/").get_data(as_text=True)
     assert "Sepp gewinnt das Bummerl" in page
     assert "Neues Bummerl" in page
     summary = german.get(f"/matches/{bummerl['id']}").get_data(as_text=True)
     assert "Schneider-Bummerl: zählt doppelt" in summary
+    assert "Gespielt wird: ein Bummerl" in summary  # the CSV keeps "eine Partie"
     assert "65:65" not in summary  # Schnapsen has none to choose
     statistics = german.get("/statistics").get_data(as_text=True)
     assert "Spiele pro Bummerl" in statistics

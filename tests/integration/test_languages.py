@@ -106,10 +106,10 @@ def test_refusals_are_explained_in_bulgarian(bulgarian: FlaskClient) -> None:
     win_match(bulgarian, match["id"], player=1, target=7)
     response = api_deal(bulgarian, match["id"], 2, "normal")
     assert response.json == {
-        "error": "Играта приключи: Ivan спечели с 9:0. Започнете нова игра, за да продължите."
+        "error": "Играта приключи: Ivan спечели – 9:0. Започнете нова игра, за да продължите."
     }
     page = submit(bulgarian, "/settings", match_id=str(match["id"]), target="15")
-    assert "Ivan вече спечели с 9:0. Ако продължите до 15, тази победа отпада" in page.get_data(
+    assert "Ivan вече спечели – 9:0. Ако продължите до 15, тази победа отпада" in page.get_data(
         as_text=True
     )
 
@@ -216,8 +216,7 @@ def test_a_refused_first_dealer_speaks_of_the_first_deal(client: FlaskClient) ->
         ),
         (
             lambda match: match["deals"][0].update(points=9),
-            "Игра 1 във файла: Раздаване 1: „Капо“ носи 3 точки по правилата на раздаването, "
-            "а не 9.",
+            "Игра 1 във файла: Раздаване 1: „Капо“ е за 3, а не за 9 по правилата на раздаването.",
         ),
     ],
 )
