@@ -615,6 +615,8 @@ def test_taps_left_in_a_closed_tab_are_sent_when_it_opens_again(
     context.set_offline(True)
     tap(page, 2, "schwarz")
     tap(page, 1, "schneider")
+    # Kept on the phone once its transaction commits, a few milliseconds after the tap.
+    stored_once(page, "(saved) => saved.outbox.length === 2")
     page.close()
     context.set_offline(False)
     later = context.new_page()
