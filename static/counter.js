@@ -221,8 +221,7 @@ Object.assign(show, {
   overtaken,
   blank: () => moreWords().then(() => words.blank),
 });
-load(JSON.parse(root.dataset.state), root.dataset.fresh === "1");
-redraw();
+load(JSON.parse(root.dataset.state), root.dataset.fresh === "1"); // draws once it has read the store
 wakeUp(); // what a closed tab left unsent goes now
 const status = $("[data-status]");
 fade(status);

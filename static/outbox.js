@@ -93,11 +93,11 @@ export function load(page, fresh) {
     .then(() => {
       if (before) localStorage.removeItem(STORE);
     })
-    .catch(fail);
+    .catch(fail)
+    .finally(() => show.draw()); // the first draw: nothing is said to be saved before it
 }
 
 export const view = () => fold(state.match, state.outbox, state.rules);
-export const isSending = () => sending;
 
 // A change the player made: in the outbox at once. Each change carries what the player
 // tapped, in words (`label`): a refusal names it.
