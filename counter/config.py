@@ -21,6 +21,8 @@ PREFIX = "SANTASE_"
 RENAMED = {"DATABASE_URL": "SQLALCHEMY_DATABASE_URI"}  # the environment's name: the setting
 # The release before's names, read with a warning until the next one: FLASK_<name>, and these.
 OLD_PREFIX = "FLASK_"
+# What the flask command sets and reads itself: never a setting of ours.
+FLASK_OWN = ("FLASK_APP", "FLASK_DEBUG", "FLASK_ENV", "FLASK_RUN_", "FLASK_SKIP_DOTENV")
 OLD_NAMES = {
     "DATABASE_URL",
     "SECRET_KEY",
@@ -114,7 +116,11 @@ def from_environment(
     A setting whose default is a number or true/false is read as one, a list comma-separated.
     """
     found: dict[str, Any] = {}
-    old = sorted(name for name in environ if name.startswith(OLD_PREFIX) or name in OLD_NAMES)
+    old = sorted(
+        name
+        for name in environ
+        if (name.startswith(OLD_PREFIX) and not name.startswith(FLASK_OWN)) or name in OLD_NAMES
+    )
     named = [(name, name.removeprefix(OLD_PREFIX)) for name in old]
     named += [(name, name.removeprefix(PREFIX)) for name in environ if name.startswith(PREFIX)]
     for variable, name in named:  # the new names last: they win

@@ -45,6 +45,11 @@ def test_a_setting_whose_default_is_a_number_or_a_switch_is_read_as_one(
     assert settings == {"LIVE_HEARTBEAT_S": value}
 
 
+def test_what_the_flask_command_sets_is_no_old_name_of_ours() -> None:
+    environ = {"FLASK_RUN_FROM_CLI": "true", "FLASK_APP": "counter", "FLASK_DEBUG": "1"}
+    assert from_environment(environ, {}) == ({}, [])
+
+
 def test_a_number_setting_that_is_no_number_is_refused() -> None:
     with pytest.raises(RuntimeError, match="SANTASE_TRUSTED_PROXIES is 'one'"):
         from_environment({"SANTASE_TRUSTED_PROXIES": "one"}, {"TRUSTED_PROXIES": 0})
