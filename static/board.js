@@ -105,8 +105,11 @@ function drawPlayers(match) {
       .split(" ")
       .map((word) => Object.assign(document.createElement("span"), { textContent: word }));
     $(".name", card).replaceChildren(...parts.flatMap((word, index) => (index ? [" ", word] : [word])));
-    if (shownBefore[`name${player.seat}`] !== player.name) {
-      const field = $(`#player${player.seat}`); // a name not given yet is its placeholder
+    const field = $(`#player${player.seat}`); // a name not given yet is its placeholder
+    // Before the first drawing the field shows what the server drew: a name typed into it
+    // since then stays unless the name itself has changed.
+    const before = shownBefore[`name${player.seat}`] ?? (field.defaultValue || field.placeholder);
+    if (before !== player.name) {
       field.value = player.name === field.placeholder ? "" : player.name;
       $(`#rename${player.seat}`).value = player.name;
     }
