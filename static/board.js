@@ -106,8 +106,7 @@ function drawPlayers(match) {
       .map((word) => Object.assign(document.createElement("span"), { textContent: word }));
     $(".name", card).replaceChildren(...parts.flatMap((word, index) => (index ? [" ", word] : [word])));
     const field = $(`#player${player.seat}`); // a name not given yet is its placeholder
-    // Before the first drawing the field shows what the server drew: a name typed into it
-    // since then stays unless the name itself has changed.
+    // Until the first drawing a field shows the server's name: what is typed there stays.
     const before = shownBefore[`name${player.seat}`] ?? (field.defaultValue || field.placeholder);
     if (before !== player.name) {
       field.value = player.name === field.placeholder ? "" : player.name;
