@@ -105,6 +105,31 @@ def test_a_new_match_names_its_players_in_one_tap_each(page: Page) -> None:
     assert [player["name"] for player in server_match(page)["players"]] == ["Ana", "Player 2"]
 
 
+# Types "Ana" into the first name field as soon as the page has it, before its script has
+# run; `window.drawn` once the script has drawn the names (each drawing sets their titles).
+TYPE_BEFORE_THE_SCRIPT = """
+window.drawn = false;
+new MutationObserver((records) => {
+  const field = document.getElementById("player1");
+  if (field && !field.dataset.typed) Object.assign(field, { value: "Ana" }).dataset.typed = "1";
+  if (records.some((record) => record.type === "attributes")) window.drawn = true;
+}).observe(document, { childList: true, subtree: true, attributeFilter: ["title"] });
+"""
+
+
+def test_a_name_typed_before_the_script_has_drawn_the_page_stays(page: Page) -> None:
+    page.add_init_script(TYPE_BEFORE_THE_SCRIPT)
+    page.goto("/")
+    page.wait_for_function("() => window.drawn")
+    expect(page.locator("#player1")).to_have_value("Ana")
+    page.locator("#player2").click()
+    page.keyboard.type("Boris")
+    page.keyboard.press("Enter")
+    expect(page.locator('.player[data-seat="2"] .name')).to_have_text("Boris")
+    all_saved(page)
+    assert [player["name"] for player in server_match(page)["players"]] == ["Ana", "Boris"]
+
+
 def test_a_name_is_changed_in_its_score_card_after_the_first_deal(page: Page) -> None:
     page.goto("/")
     tap(page, 1, "normal")
