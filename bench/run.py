@@ -429,6 +429,10 @@ def parse_wrk(output: str) -> Run:
     socket_errors = re.search(r"Socket errors: .*", output)
     if not rate:
         raise ValueError(f"no throughput in wrk output:\n{output}")
+    total = re.search(r"(\d+) requests in", output)
+    # A run whose requests are refused measures the refusal: the benchmark is broken.
+    if errors and total and int(errors.group(1)) * 100 > int(total.group(1)):
+        raise ValueError(f"{errors.group(1)} of {total.group(1)} requests failed:\n{output}")
     return Run(
         requests_per_second=float(rate.group(1)),
         p50_ms=milliseconds("50%"),
@@ -647,7 +651,7 @@ def measure_database(
     name: str, counter_url: str, floor_url: str, mode: str, load: Load, folder: Path
 ) -> str:
     """Every comparison on one kind of database: the counter and the floor each on its own."""
-    settings = {"SANTASE_SECRET_KEY": SECRET, "RATELIMIT_ENABLED": False}
+    settings = {"SECRET_KEY": SECRET, "RATELIMIT_ENABLED": False}
     app = fresh_app(counter_url, settings)
     seeded = seed(app, POOL_SIZE[mode])
     statements = count_statements(app, seeded)
@@ -750,7 +754,7 @@ def forgotten_in_redis(prefix: str) -> Iterator[None]:
 def measure_recipe(counter_url: str, floor_url: str, load: Load, folder: Path) -> str:
     """The production recipe: deploy/Caddyfile in front of deploy/gunicorn.conf.py, on
     PostgreSQL with the rate limits in Redis, beside the floor behind the same recipe."""
-    app = fresh_app(counter_url, {"SANTASE_SECRET_KEY": SECRET, "RATELIMIT_ENABLED": False})
+    app = fresh_app(counter_url, {"SECRET_KEY": SECRET, "RATELIMIT_ENABLED": False})
     seeded = seed(app, POOL_SIZE["quick"] if load.seconds == 1 else POOL_SIZE["full"])
     empty_database(floor_url)
     prefix = f"santase-bench-{uuid.uuid4().hex[:8]}"
