@@ -1,10 +1,9 @@
 // The counter's API as the outbox calls it: one request, and a failure sorted by what the
 // outbox does about it (docs/sync.md).
 
-// The counter said no: the change is dropped and named (`cause`: what the server said).
-export class Refused extends Error {}
+export class Refused extends Error {} // `cause`: what the server said
 export class Gone extends Error {} // the match is no longer there
-export class Unreachable extends Error {} // no answer from the counter: the change waits its turn
+export class Unreachable extends Error {} // the change waits its turn
 
 export async function call(method, path, body) {
   const response = await fetch(path, {
@@ -13,7 +12,7 @@ export async function call(method, path, body) {
     headers: body ? { "Content-Type": "application/json" } : {},
     body: body ? JSON.stringify(body) : undefined,
   }).catch((error) => {
-    throw new Unreachable(error.message); // offline, or the connection broke
+    throw new Unreachable(error.message);
   });
   if (response.status === 204) return null;
   const answer = await response.json().catch(() => undefined);

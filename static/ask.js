@@ -1,7 +1,6 @@
 // A question in the page, for a step that is not taken back in one tap: a modal dialog
 // with the step's own words on its buttons. `answers`: [value, words] each, the first
-// the one a player most often means. Answers a value, or "" when closed unanswered (one
-// that is `required` is not closed by a first Escape). Loaded when first needed.
+// the one a player most often means. Answers a value, or "" when closed unanswered.
 
 export function ask(text, answers, { required = false } = {}) {
   const dialog = document.createElement("dialog");

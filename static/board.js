@@ -9,14 +9,25 @@ export const words = JSON.parse(root.dataset.words);
 export const fill = (template, values = {}) => template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key]));
 export const $ = (selector, within = root) => within.querySelector(selector);
 export const $$ = (selector, within = root) => [...within.querySelectorAll(selector)];
+export const element = (tag, properties) => Object.assign(document.createElement(tag), properties);
 
-// Each outcome's name, as its button says it; a mistake as the opponent's (words.py's deal_note).
+// `load()` once; should it fail, again on the next call.
+export const once = (load) => {
+  let loading = null;
+  return () =>
+    (loading ??= load().catch((error) => {
+      loading = null;
+      throw error;
+    }));
+};
+
+// A mistake is named as the opponent's (words.py's deal_note).
 const outcomeName = (match, outcome) => words.received[match.game][outcome] ?? words.outcomes[match.game][outcome];
-// A score as the match's game says it (Schnapsen: what is left to make). A declaration,
-// so that it is there before this module has run (its imports run first and may draw).
+// A declaration, not a const: this module's imports run first and may already draw.
 export function said(match, score) {
   return shown(match, score, state.rules);
 }
+export const scoreLine = (match) => match.players.map((player) => said(match, player.score)).join(":");
 const receives = (match, deal) =>
   fill(words.receives, { points: deal.points, name: match.players[deal.player - 1].name });
 
@@ -26,7 +37,7 @@ export function describe(match, deal) {
   return fill(words.dealNote, { receives: receives(match, deal), outcome: outcomeName(match, deal.outcome) });
 }
 
-// The winner's name and "11:3", the winner's points first, as a result is said.
+// The winner's points first, as a result is said.
 export function wonBy(match) {
   const winner = match.players[match.winner - 1];
   return {
@@ -46,8 +57,7 @@ export function announce(match) {
 }
 
 function cell(text, className) {
-  const td = document.createElement("td");
-  td.textContent = text;
+  const td = element("td", { textContent: text });
   if (className) td.className = className;
   return td;
 }
@@ -56,23 +66,19 @@ function dealRow(match, deal) {
   const row = document.createElement("tr");
   const number = document.createElement("td");
   if (match.id && !deal.pending) {
-    const fix = document.createElement("a");
-    fix.className = "fix";
-    fix.href = `/matches/${match.id}/deals/${deal.number}`;
-    fix.textContent = deal.number;
+    const fix = element("a", {
+      className: "fix",
+      href: `/matches/${match.id}/deals/${deal.number}`,
+      textContent: deal.number,
+    });
     fix.setAttribute("aria-label", fill(words.correctDeal, { number: deal.number }));
     number.append(fix);
   } else {
     number.textContent = deal.number;
   }
   const why = cell(outcomeName(match, deal.outcome));
-  const note = deal.pending ? words.pending : deal.corrected ? words.corrected : null;
-  if (note) {
-    const mark = document.createElement("small");
-    mark.className = deal.pending ? "pending" : "corrected";
-    mark.textContent = note;
-    why.append(" ", mark);
-  }
+  const note = deal.pending ? "pending" : deal.corrected ? "corrected" : null;
+  if (note) why.append(" ", element("small", { className: note, textContent: words[note] }));
   row.append(
     number,
     deal.player ? cell(receives(match, deal), `seat${deal.player}`) : cell(words.noPoints),
@@ -99,11 +105,9 @@ function drawPlayers(match) {
       label.textContent = player.name;
       label.title = player.name;
     }
-    // In its card each word of the name is a span of its own: a line breaks between words
-    // only, never at a hyphen inside one (macros.html draws it the same way).
-    const parts = player.name
-      .split(" ")
-      .map((word) => Object.assign(document.createElement("span"), { textContent: word }));
+    // A span for each word: a line breaks between words only, never at a hyphen inside
+    // one (macros.html draws it the same way).
+    const parts = player.name.split(" ").map((word) => element("span", { textContent: word }));
     $(".name", card).replaceChildren(...parts.flatMap((word, index) => (index ? [" ", word] : [word])));
     const field = $(`#player${player.seat}`); // a name not given yet is its placeholder
     // Until the first drawing a field shows the server's name: what is typed there stays.
@@ -121,12 +125,11 @@ function drawChoices(match) {
   const names = words.outcomes[match.game];
   for (const button of $$(".record button.deal")) {
     const outcome = match.outcomes[button.value];
-    $(".kind", button).textContent = names[button.value]; // the game's own words
+    $(".kind", button).textContent = names[button.value];
     button.hidden = !outcome?.button;
     if (outcome?.button && button.value !== "tie") $(".points", button).textContent = `+${outcome.points}`;
   }
   $(".tie").hidden = !match.outcomes.tie?.button;
-  // A target a score has reached would end the match at once; above a winner's, it plays on.
   const game = state.rules.games[match.game];
   $("[data-game]").textContent = `${words.games[match.game]} ·`;
   $("[data-game]").hidden = match.game === "santase"; // the counter's own game goes unnamed
@@ -135,17 +138,18 @@ function drawChoices(match) {
     const target = Number(button.value);
     button.hidden = !game.targets.includes(target);
     button.setAttribute("aria-pressed", String(target === match.target));
+    // A target a score has reached would end the match at once.
     button.disabled = target === match.target || reached(match, target, state.rules);
   }
   // Fields follow the match only when its rules changed, whatever order an answer names
   // them in (a pushed match's is not the API's): a choice being made stays as it is.
-  const rules = match.game + JSON.stringify(match.rules, state.rules.rule_names); // in that order
+  const rules = match.game + JSON.stringify(match.rules, state.rules.rule_names);
   if (shownBefore.rules !== rules) {
     for (const select of $$(".rules-form select[id^=rule-]")) {
       for (const option of select.options) option.hidden = !game.variants[select.name].includes(option.value);
       // A rule the game plays one way only is no choice: it is not shown.
       select.hidden = select.labels[0].hidden = game.variants[select.name].length < 2;
-      select.labels[0].textContent = words.ruleLabels[match.game][select.name]; // Schneider-Bummerl
+      select.labels[0].textContent = words.ruleLabels[match.game][select.name];
       select.value = match.rules[select.name];
     }
     shownBefore.rules = rules;
@@ -170,7 +174,6 @@ function drawSession(match) {
 export function draw() {
   const match = view();
   const [first, second] = match.players;
-  const score = `${said(match, first.score)}:${said(match, second.score)}`;
   root.classList.toggle("fresh", match.deals.length === 0);
   root.classList.toggle("over", match.finished);
   drawPlayers(match);
@@ -187,9 +190,11 @@ export function draw() {
   $(".deals").hidden = rows.length === 0;
   $(".empty").hidden = rows.length > 0;
   drawSync();
-  document.title = `${first.name} ${score} ${second.name} · ${document.title.split(" · ").pop()}`;
+  document.title = `${first.name} ${scoreLine(match)} ${second.name} · ${document.title.split(" · ").pop()}`;
   return match;
 }
+
+const notSaved = (error) => fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) });
 
 // "All saved" only when the server has confirmed every change, and no error of the
 // page's own may have lost one.
@@ -199,7 +204,7 @@ export function drawSync() {
   const count =
     waiting === 0 ? words.saved : waiting === 1 ? words.waitingOne : fill(words.waiting, { count: waiting });
   const error = trouble.tap ?? trouble.sync;
-  if (error) sync.textContent = fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) });
+  if (error) sync.textContent = notSaved(error);
   else sync.textContent = navigator.onLine ? count : `${words.offline} · ${count}`;
   sync.classList.toggle("waiting", waiting > 0 || error !== null);
   sync.classList.toggle("fault", error !== null);
@@ -210,58 +215,44 @@ export function drawSync() {
 export const refusals = []; // the changes the server refused since the player's last change
 let notifyTimer = null;
 
-// What the last tap did, or what went wrong, on the line beside Undo. It never moves a
-// button; a confirmation leaves by itself after a few seconds, a refusal or a note stays
-// until the next tap. A long one opens in full when tapped.
-// The line under the score; with `score` (a match), the score after the change leads it,
-// so that a long line is cut in its words, never in the score.
-export function notify(text, { error = false, stays = false, score = null } = {}) {
+// A confirmation leaves by itself after a few seconds, an error stays until the next tap;
+// the line never moves a button. With `score` (a match) the score leads, so that a long
+// line is cut in its words, never in the score.
+export function notify(text, { error = false, score = null } = {}) {
   const box = $("[data-status]");
-  const message = document.createElement("p");
-  message.className = error ? "message error" : stays ? "message stays" : "message";
+  const message = element("p", { className: error ? "message error" : "message" });
   if (score) {
-    const echo = document.createElement("strong");
-    echo.className = "echo";
-    const seen = Object.assign(document.createElement("span"), { ariaHidden: "true" });
-    seen.textContent = `${said(score, score.players[0].score)}:${said(score, score.players[1].score)}`;
-    const heard = Object.assign(document.createElement("span"), { className: "visually-hidden" });
-    heard.textContent = `${announce(score)}. `; // what a screen reader says instead
-    echo.append(seen, heard);
+    const echo = element("strong", { className: "echo" });
+    echo.append(
+      element("span", { ariaHidden: "true", textContent: scoreLine(score) }),
+      element("span", { className: "visually-hidden", textContent: `${announce(score)}. ` }), // for a screen reader
+    );
     message.append(echo);
   }
-  const line = document.createElement("span");
-  line.textContent = text;
-  message.append(line);
+  message.append(element("span", { textContent: text }));
   box.replaceChildren(message);
   fade(box);
 }
 
 export function fade(box) {
   clearTimeout(notifyTimer);
-  if (!$(".error, .stays", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
+  if (!$(".error", box)) notifyTimer = setTimeout(() => box.replaceChildren(), 6000);
 }
 
 export const told = () => {
   refusals.length = 0;
 };
 
-// The words needed only sometimes (the settings', a refusal's), in the page's language:
-// fetched once, when first needed (kept by the service worker for use offline).
-let more = null;
-export const moreWords = () =>
-  (more ??= fetch(`/words/${document.documentElement.lang}.json`)
+// The words needed only sometimes (the settings', a refusal's), kept by the service worker
+// for use offline.
+export const moreWords = once(() =>
+  fetch(`/words/${document.documentElement.lang}.json`)
     .then((response) => response.json())
-    .then(
-      (loaded) => Object.assign(words, loaded),
-      (error) => {
-        more = null;
-        throw error;
-      },
-    ));
+    .then((loaded) => Object.assign(words, loaded)),
+);
 
 export function failed() {
-  const error = trouble.tap ?? trouble.sync;
-  notify(fill(words.notSaved, { reason: fill(words.scriptFailed, { error }) }), { error: true });
+  notify(notSaved(trouble.tap ?? trouble.sync), { error: true });
   drawSync();
 }
 

@@ -1,11 +1,10 @@
 // The outbox's changes as data: their ids, each change of what is stored, and the request
-// each change makes (docs/sync.md). No DOM, storage or network here, so that Node's tests
-// import it as it is (tests/js/).
+// each change makes (docs/sync.md). No DOM, storage or network, so that Node's tests
+// import it as it is.
 
 export const STORE = "santase-counter";
 
-// 128 random bits as 32 hex digits. crypto.getRandomValues works on every page;
-// crypto.randomUUID only in a secure context, which http://<LAN address> is not.
+// crypto.randomUUID works only in a secure context, which http://<LAN address> is not.
 export const newId = () =>
   Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 export const uidOf = (change) => change.match ?? change.uid; // the match of a change (a start's own)
@@ -18,10 +17,9 @@ export const parse = (value) => {
 };
 
 // The changes of what is stored (`saved`: {match, outbox, ids, version}), each made in
-// one transaction of the store (store.js) and, at once, on this tab's copy (outbox.js).
+// one transaction of the store and, at once, on this tab's copy (outbox.js).
 
-// `saved` as a change leaves it to be stored: its version counted up (which tells an answer
-// asked for before it is old), and the ids kept only of matches with changes waiting.
+// The version counted up tells an answer asked for before it is old.
 export function kept(saved) {
   saved.version = (saved.version ?? 0) + 1;
   const ids = {};
@@ -30,13 +28,12 @@ export function kept(saved) {
   return saved;
 }
 
-// Changes answered, refused, withdrawn or dropped leave the outbox.
 export function takeOut(saved, leaves) {
   saved.outbox = saved.outbox.filter((change) => !leaves(change));
 }
 
-// Undo of the last deal: taken out, unsent, if no tab has tried to send it (true); else
-// `undo` waits to go, as a change of its own.
+// The last deal is taken out unsent if no tab has tried to send it (true); else `undo`
+// waits to go, as a change of its own.
 export function undoLast(saved, undo) {
   const last = saved.outbox.at(-1);
   if (last?.kind === "deal" && last.request_id === undo.request_id && !last.tried) {
@@ -47,8 +44,8 @@ export function undoLast(saved, undo) {
   return false;
 }
 
-// The change to send next, marked `tried` (Undo can no longer take it back unsent); null
-// when none waits. One that waits for its player's answer (`ask`) is not marked.
+// The change to send next, marked `tried` (Undo can no longer take it back unsent)
+// unless it waits for its player's answer (`ask`).
 export function next(saved) {
   const first = saved.outbox[0];
   if (!first) return null;
@@ -56,8 +53,8 @@ export function next(saved) {
   return { ...first };
 }
 
-// The server answered `change` with `match` (or nothing, 204): the change leaves, and the
-// answer is the server's truth for that match, deals from another phone included.
+// The answer (none: 204) is the server's truth for that match, deals from another phone
+// included.
 export function answered(saved, change, match) {
   takeOut(saved, (each) => each.id === change.id);
   if (!match) return;
@@ -65,8 +62,7 @@ export function answered(saved, change, match) {
   if (change.kind === "start" || !saved.match.uid || match.uid === saved.match.uid) saved.match = match;
 }
 
-// The server refused `change`; when the match is gone (or never started) every change
-// for it leaves with it.
+// When the match is gone (or never started) every change for it leaves with it.
 export function refused(saved, change, all) {
   const uid = uidOf(change);
   takeOut(saved, (each) => each.id === change.id || (all && uidOf(each) === uid));
@@ -90,8 +86,8 @@ export function arrival(saved, match) {
   return { before: known, after: match.deals.length };
 }
 
-// The API call that sends `change`: [method, path, body]. A match's id is in `state.ids`
-// once its start is answered, or is the id of the match on the screen.
+// [method, path, body]. A match's id is in `state.ids` once its start is answered, or is
+// the id of the match on the screen.
 export function request(change, state) {
   const id = state.ids[uidOf(change)] ?? (state.match.uid === change.match ? state.match.id : null);
   const match = `/api/matches/${id}`;

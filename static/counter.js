@@ -1,9 +1,8 @@
-// Santase Counter in the browser: a tap changes the score at once, whatever the network
-// does. This file holds what each button does; outbox.js keeps and sends the changes
-// (docs/sync.md), standing.js scores them by the server's rules, board.js draws them.
-// Without any of it every form still works by itself.
+// Santase Counter in the browser: what each button does. A tap changes the score at once,
+// whatever the network does (outbox.js, docs/sync.md); without this script every form
+// still works by itself.
 // prettier-ignore
-import { $, $$, describe, draw, drawSync, fade, failed, fill, moreWords, notify, renamable, root, told, words } from "./board.js";
+import { $, $$, describe, draw, drawSync, fade, failed, fill, moreWords, notify, once, renamable, root, told, words } from "./board.js";
 import { newId } from "./changes.js";
 // prettier-ignore
 import { arrived, enqueue, fail, knownBefore, load, matchUid, show, state, undo, view, wakeUp } from "./outbox.js";
@@ -11,13 +10,12 @@ import { arrived, enqueue, fail, knownBefore, load, matchUid, show, state, undo,
 // A second tap on the same button this soon is the same tap: two real deals are minutes apart.
 const SAME_TAP_MS = 600;
 let lastTap = { key: null, at: -Infinity };
-// When a tap changed the board last: a finger's second tap that soon lands on whatever the
-// first one brought under it (the New match of a won match, the Undo moving up), and is
-// the same tap, not an order.
+// A finger's second tap that soon after a change lands on whatever the first one brought
+// under it (the New match of a won match, the Undo moving up): the same tap, not an order.
 let lastChange = -Infinity;
 const tooSoon = () => performance.now() - lastChange < SAME_TAP_MS;
 
-// The player's change goes in the outbox; what the server refused before is old news.
+// What the server refused before is old news once the player changes something.
 function change(each, into = enqueue) {
   told();
   into(each);
@@ -25,18 +23,20 @@ function change(each, into = enqueue) {
   loadSettings().catch(() => {});
 }
 
+// Said again, so that a player who meant two changes knows the second did not count.
+const sameTap = (said, options) =>
+  moreWords().then(
+    () => notify(`${words.sameTap} ${said}`, options),
+    () => {},
+  );
+
 function tapDeal(player, outcome) {
   const now = performance.now();
   const key = `${player}:${outcome}`;
   const again = lastTap.key === key && now - lastTap.at < SAME_TAP_MS;
   lastTap = { key, at: now, said: lastTap.said };
   if (again) {
-    // already in the outbox; said, so that a player who meant two deals knows
-    const said = lastTap.said;
-    moreWords().then(
-      () => notify(`${words.sameTap} ${said}`, { score: view() }),
-      () => {},
-    );
+    sameTap(lastTap.said, { score: view() });
     return;
   }
   lastChange = now;
@@ -55,26 +55,22 @@ function record(player, outcome) {
   const seat = player ? Number(player) : null;
   const before = view();
   const label = describe(before, { player: seat, outcome, points: before.outcomes[outcome].points });
-  // `after`: the deals this phone knows of, so that the server can tell when another phone
-  // recorded one first; one that came from another phone just now may be this very deal.
+  // `after` lets the server tell when another phone recorded a deal first; one that came
+  // from another phone just now may be this very deal.
   const after = knownBefore(before.deals.length);
   change({ kind: "deal", match, player: seat, outcome, request_id: newId(), after, label });
   lastTap.said = label;
   notify(label, { score: view() });
 }
 
-// Undo counts whenever it is tapped, right after a deal too ("wrong button"); a second
-// Undo in the same instant is the same tap, and is said to be.
+// Undo counts right after a deal too ("wrong button"); only a second Undo in the same
+// instant is the same tap.
 let lastUndo = { at: -Infinity, said: "" };
 
 function undoLast() {
   const now = performance.now();
   if (now - lastUndo.at < SAME_TAP_MS) {
-    const said = lastUndo.said;
-    moreWords().then(
-      () => notify(`${words.sameTap} ${said}`),
-      () => {},
-    );
+    sameTap(lastUndo.said);
     return;
   }
   const shown = view();
@@ -84,10 +80,9 @@ function undoLast() {
   lastChange = now;
   lastTap = { key: null, at: -Infinity };
   const note = describe(shown, deal);
-  // A deal not sent yet is withdrawn instead (outbox.js).
   const label = fill(words.undoOf, { number: deal.number, note });
   change({ kind: "undo", match: shown.uid, request_id: deal.request_id, number: deal.number, label }, undo);
-  // Its words came with the first change (offline where they could not: the score alone).
+  // Its words came with the first change; offline where they could not, the score alone.
   const score = view();
   moreWords().then(
     () => notify((lastUndo.said = fill(words.undone, { number: deal.number, note })), { score }),
@@ -95,8 +90,8 @@ function undoLast() {
   );
 }
 
-// The settings (settings.js) are needed only sometimes: the file loads with the first change
-// or the first setting tapped, and makes its changes here.
+// settings.js loads with the first change or the first setting tapped, and makes its
+// changes with `tap`.
 const tap = {
   change,
   tooSoon,
@@ -105,17 +100,12 @@ const tap = {
     lastChange = performance.now();
   },
 };
-let settingsModule = null;
-const loadSettings = () =>
-  (settingsModule ??= import("./settings.js").catch((error) => {
-    settingsModule = null;
-    throw error;
-  }));
+const loadSettings = once(() => import("./settings.js"));
 const setting = (name) => (form, button) => loadSettings().then((module) => module[name](form, button, tap));
 
 const handlers = {
   deal: (form, button) => tapDeal(form.elements.player.value, button.value),
-  undo: () => undoLast(),
+  undo: undoLast,
   target: setting("target"),
   names: setting("names"),
   dealer: setting("dealer"),
@@ -194,16 +184,13 @@ function follow(id) {
 
 const visible = () => document.visibilityState === "visible";
 
-// The match on the screen, drawn and followed live while the page is in sight.
 function redraw() {
   const shown = draw();
   keepAwake(!shown.finished);
   if (visible()) follow(shown.id);
 }
 
-// What another phone did that this one is asked about (other-phone.js, loaded when needed).
 const otherPhone = () => import("./other-phone.js");
-// Another phone overtook a deal of this one: was it the same deal?
 const overtaken = (change, answer) =>
   otherPhone().then(
     (module) => module.settle(change, answer),
@@ -211,7 +198,6 @@ const overtaken = (change, answer) =>
   );
 
 document.body.classList.add("live");
-// A refusal's line (refusals.js) loads with the first refusal.
 const showRefused = (change, error) =>
   import("./refusals.js").then((module) => module.refused(change, error)).catch(fail);
 Object.assign(show, {
@@ -226,20 +212,19 @@ wakeUp(); // what a closed tab left unsent goes now
 const status = $("[data-status]");
 fade(status);
 status.addEventListener("click", (event) => {
-  if (event.target.closest(".message") && !event.target.closest("button"))
-    event.target.closest(".message").classList.toggle("open");
+  if (!event.target.closest("button")) event.target.closest(".message")?.classList.toggle("open");
 });
-// With the script, a name counts as soon as it is typed: no button to find first.
 // Each tap makes its change after the one before it, even one waiting for settings.js: a
 // target tapped just before a deal counts first.
 let lastTurn = Promise.resolve();
 const inTurn = (run) => {
   lastTurn = lastTurn.then(run).catch(fail);
 };
+// A name counts as soon as it is typed: no button to find first.
 for (const input of $$(".name-input"))
   input.addEventListener("change", () => inTurn(() => handlers.names($("#names"))));
 renamable();
-// A preset chosen shows at once what it will set (settings.js).
+// A preset chosen shows at once what it will set.
 root.addEventListener("change", (event) => {
   if (event.target.matches(".rules-form [name=preset]"))
     loadSettings().then((module) => module.preview(event.target.form), fail);
@@ -252,15 +237,10 @@ root.addEventListener("submit", (event) => {
 });
 window.addEventListener("error", (event) => fail(event.error ?? event.message));
 window.addEventListener("unhandledrejection", (event) => fail(event.reason));
-// The footer's display switches, at once and offline (display.js): loaded with the first
-// change or switch (over plain http, offline before either, a switch waits for the network).
+// The footer's display switches work offline once display.js has loaded, with the first
+// change or switch (before either, over plain http and offline, a switch waits).
 const display = document.querySelector("form.display");
-let switches = null;
-const loadSwitches = () =>
-  (switches ??= import("./display.js").catch((error) => {
-    switches = null;
-    throw error;
-  }));
+const loadSwitches = once(() => import("./display.js"));
 display.addEventListener("submit", (event) => {
   event.preventDefault();
   loadSwitches().then(
@@ -273,13 +253,12 @@ if (!document.documentElement.dataset.theme && matchMedia("(prefers-color-scheme
   display.elements.theme.setAttribute("aria-pressed", "true");
   display.elements.theme.value = display.elements.theme.dataset.off;
 }
-// The service worker keeps the counter for use without a network (HTTPS, or this computer).
+// A service worker needs a secure context (HTTPS, or this computer).
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 if (window.isSecureContext) $("[data-plain-http]")?.remove(); // said where there is none (plain-http.js)
 window.addEventListener("online", wakeUp);
 window.addEventListener("offline", drawSync);
-// Another phone with these matches may have played meanwhile: without a live stream, look
-// now and then.
+// Another phone may have played meanwhile: without a live stream, look now and then.
 setInterval(() => {
   if (visible() && navigator.onLine && !state.outbox.length && source?.readyState !== 1) wakeUp();
 }, 20000);

@@ -2,36 +2,31 @@
 // server's words (docs/sync.md): it recorded (or took back) a deal before this phone's tap
 // arrived, or it started a new match. Loaded when first needed.
 import { ask } from "./ask.js";
-import { $, announce, notify } from "./board.js";
+import { $, announce, element, notify } from "./board.js";
 import { decided } from "./choice.js";
 import * as outbox from "./outbox.js";
 
-// The new matches offered on this page: each once, however often its stream comes back
-// (the server says it again to every stream of the old match: a phone back at the table).
+// Each new match is offered once, however often its stream comes back (the server says
+// it again to every stream of the old match: a phone back at the table).
 const offered = new Set();
-// The offer on the screen, with the server's words: a deal tapped while it stands is asked about.
+// A deal tapped while an offer stands is asked about.
 let standing = null;
 
-// Another phone that showed this match started a new one: show it here too, if wanted.
+// Another phone that showed this match started a new one.
 export function offer(event) {
   const next = JSON.parse(event.data);
   if (offered.has(next.id)) return;
   offered.add(next.id);
-  // Beside the status line, not in it: a tap's confirmation does not take it away; it
-  // stays until the player answers it.
-  const message = document.createElement("p");
-  message.className = "message offer";
+  // Beside the status line, not in it: a tap's confirmation does not take it away.
+  const message = element("p", { className: "message offer" });
   message.dataset.offer = next.id;
-  const line = document.createElement("span");
-  line.textContent = next.text;
-  const answer = (text, then) => {
-    const button = Object.assign(document.createElement("button"), { type: "button", className: "inline-undo" });
-    button.textContent = text;
+  const answer = (textContent, then) => {
+    const button = element("button", { type: "button", className: "inline-undo", textContent });
     button.addEventListener("click", then);
     return button;
   };
   message.append(
-    line,
+    element("span", { textContent: next.text }),
     " ",
     answer(next.button, () => follow(next.id)),
     " ",
@@ -47,9 +42,9 @@ function withdrawOffer() {
   standing = null;
 }
 
-// A deal tapped while another phone's new match is offered: which match is it for? True
-// once the match it is for is on the screen; false if the player closed the question, or
-// the new match cannot be had (offline): then the tap records nothing.
+// Which match is a deal tapped during an offer for? True once that match is on the
+// screen; false if the player closed the question, or the new match cannot be had
+// (offline): then the tap records nothing.
 export async function dealGoesTo() {
   if (!standing || !$("[data-offer]")) return true;
   const { text, which, id } = standing;
@@ -79,11 +74,11 @@ async function follow(id) {
 
 let asking = false;
 
-// The server's answer (`match` as it is now, and the question `ask`) is kept: the match is
-// shown, the deal waits first in line with its question until the player answers.
+// The server's answer (`match` as it is now, and the question `ask`) is kept: the deal
+// waits first in line with its question until the player answers.
 export async function settle(change, answer) {
   if (answer.match) await keep(change, answer);
-  // The question as kept with the deal (an answer come too late is not).
+  // An answer come too late is not kept with the deal.
   const waiting = outbox.state.outbox.find((each) => each.id === change.id && each.ask);
   if (asking || !waiting) return; // answered
   asking = true;
@@ -110,8 +105,7 @@ const keep = (change, answer) =>
     if (answer.match.uid === saved.match.uid) saved.match = answer.match;
   });
 
-// "Same deal", "Mine" or "Add mine" (choice.js), then the score as it now stands,
-// not as the tap left it.
+// Then the score as it now stands, not as the tap left it.
 function decide(id, choice) {
   const decides = outbox.update((saved) => decided(saved, id, choice));
   outbox.show.draw();

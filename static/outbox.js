@@ -1,8 +1,6 @@
 // What this phone knows and what it has still to send: the server's last answer and an
-// outbox of changes, kept in the browser's store (store.js), sent in order by one tab at a
-// time and retried until the server answers. The protocol, and what the page says in each
-// case, is docs/sync.md; this file follows it, with changes.js (the changes as data),
-// api.js (the requests) and sender.js (which tab sends).
+// outbox of changes, kept in the browser's store, sent in order by one tab at a time and
+// retried until the server answers, as docs/sync.md says.
 import { fold } from "./standing.js";
 import * as changes from "./changes.js";
 import { newId, parse, request, STORE } from "./changes.js";
@@ -10,25 +8,23 @@ import { call, Gone, Refused, Unreachable } from "./api.js";
 import { asTheSender } from "./sender.js";
 import * as store from "./store.js";
 
-// What the page shows: the page's data, with the stored record {match, outbox, ids,
-// version} as this tab last read or wrote it, and this tab's changes still on their way to
-// the store applied to it (a tap never waits).
+// The page's data, with the stored record {match, outbox, ids, version} as this tab last
+// read or wrote it and this tab's changes still on their way to the store applied to it
+// (a tap never waits).
 export let state;
 let stored;
 const pending = [];
-// What the page shows of the outbox: set by the page (draw the match, name a refused
-// change, say that an error of the page's own happened, ask about a deal another phone
-// overtook, fetch the blank counter).
+// Set by the page.
 export const show = { draw() {}, refused() {}, failed() {}, overtaken() {}, async blank() {} };
-// An error of the page's own: in a tap (until the player's next change) or in sending
-// (until the outbox has gone through). Never taken for a bad line.
+// An error of the page's own, in a tap (until the player's next change) or in sending
+// (until the outbox has gone through): never taken for a bad line.
 export const trouble = { tap: null, sync: null };
 
 let sending = false;
 let retryDelay = 1000;
 let retryTimer = null;
 
-// This tab's copy: what is stored, with the changes not stored yet. True if it changed.
+// True if this tab's copy changed.
 function recompute() {
   const copy = structuredClone(stored);
   for (const change of pending) change(copy);
@@ -37,8 +33,8 @@ function recompute() {
   return changed;
 }
 
-// `change(saved)` made on this tab's copy at once, and in the store in turn (in the order
-// of the calls): resolves with what it returned there, on what was stored then.
+// `change(saved)` made on this tab's copy at once, and in the store in the order of the
+// calls: resolves with what it returned there, on what was stored then.
 export function update(change) {
   pending.push(change);
   if (recompute()) show.draw();
@@ -69,7 +65,6 @@ export function update(change) {
   );
 }
 
-// Another tab changed what is stored: shown here too, and sent if this tab is to send it.
 store.onChange(async () => {
   const saved = stored && (await store.read());
   if (!saved || saved.version <= stored.version) return;
@@ -99,27 +94,23 @@ export function load(page, fresh) {
 
 export const view = () => fold(state.match, state.outbox, state.rules);
 
-// A change the player made: in the outbox at once. Each change carries what the player
-// tapped, in words (`label`): a refusal names it.
+// A change the player made, with what was tapped in words (`label`) for a refusal to name.
 export function enqueue(change) {
   trouble.tap = null;
   const added = { ...change, id: newId() };
-  const adds = update((saved) => {
+  update((saved) => {
     saved.outbox.push({ ...added });
-  });
-  adds.then(flush, fail);
+  }).then(flush, fail);
 }
 
-// Undo of the last deal (its `request_id`): a deal no tab has tried to send leaves the
-// outbox and nothing travels; else the undo goes as a change of its own.
+// A deal no tab has tried to send leaves the outbox, and nothing travels.
 export function undo(change) {
   trouble.tap = null;
   const added = { ...change, id: newId() };
-  const undoes = update((saved) => changes.undoLast(saved, { ...added }));
-  undoes.then(flush, fail);
+  update((saved) => changes.undoLast(saved, { ...added })).then(flush, fail);
 }
 
-// Changes to a match not started yet on the server start it first, with what the screen shows.
+// A match not started yet on the server starts first, as the screen shows it.
 export function matchUid() {
   const shown = view();
   if (shown.uid) return shown.uid;
@@ -144,14 +135,12 @@ let lately = { until: 0 };
 export const knownBefore = (known) =>
   performance.now() < lately.until && lately.after === known ? lately.before : known;
 
-// The match as another phone left it, pushed by the server (live.js): the deals it has
-// beyond what is stored are another phone's (changes.arrival).
+// The match as another phone left it, pushed by the server.
 export async function arrived(match) {
   const counts = await update((saved) => changes.arrival(saved, match));
   if (counts && counts.after > counts.before) lately = { until: performance.now() + 10000, ...counts };
 }
 
-// An error of the page's own: logged, kept where the status line looks, and shown.
 export function fail(error) {
   console.error(error);
   trouble[sending ? "sync" : "tap"] = error?.message ?? String(error);
@@ -193,7 +182,7 @@ async function flushNow() {
         answer = await call(...request(change, state));
       } catch (error) {
         if (!(error instanceof Refused || error instanceof Gone)) throw error;
-        // Another phone recorded or undid a deal first: its player is asked (other-phone.js).
+        // Another phone recorded or undid a deal first: the player is asked.
         if (error.cause?.match) {
           show.overtaken(change, error.cause);
           break;
@@ -212,7 +201,6 @@ async function flushNow() {
     }
     trouble.sync = null;
   } catch (error) {
-    // No network, or the server is busy: try again later, each time waiting longer.
     if (!(error instanceof Unreachable)) fail(error);
     retryTimer = setTimeout(flush, retryDelay);
     retryDelay = Math.min(retryDelay * 2, 30000);
@@ -222,9 +210,8 @@ async function flushNow() {
   }
 }
 
-// The server's truth, when nothing is waiting to go: the match on the screen, wherever it
-// was played (another phone with the same matches included); once it is deleted, a blank
-// match (what the server shows a new browser).
+// The server's truth, when nothing is waiting to go; once the match is deleted, the blank
+// counter the server shows a new browser.
 async function refresh() {
   if (state.outbox.length || !state.match.id || pending.length) return;
   const { version } = stored;
@@ -234,7 +221,6 @@ async function refresh() {
   } catch (error) {
     if (error instanceof Unreachable) return; // what this phone has stands
     if (!(error instanceof Gone)) throw error;
-    // No match left here: the counter the server shows then (unless offline again).
     answer = await show.blank().catch(() => null);
     if (!answer) return;
   }

@@ -52,7 +52,7 @@ export function lease(name, tab) {
   }
 
   addEventListener("pagehide", release);
-  return { whileHeld, release, expires: LEASE_MS };
+  return { whileHeld, expires: LEASE_MS };
 }
 
 // The server adds a note on what needs HTTPS (installing, opening without a network):

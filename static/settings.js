@@ -1,17 +1,15 @@
 // What the settings' buttons do on the counter: the target, the names, the first dealer,
-// the house rules and a new match. Needed only sometimes, so counter.js loads this file
-// when a change is first made (or a setting first tapped) and hands it `tap`: how a
-// change is made there, and the same-tap guard.
-import { $, fill, moreWords, notify, said, wonBy, words } from "./board.js";
+// the house rules and a new match. Loaded when first needed; `tap` (counter.js) makes the
+// change and guards against the same tap twice.
+import { $, element, fill, moreWords, notify, scoreLine, wonBy, words } from "./board.js";
 import { newId } from "./changes.js";
 import { matchUid, state, view } from "./outbox.js";
 
 await moreWords();
 // Its questions (ask.js) are drawn by the other pages' styles.
-document.head.append(Object.assign(document.createElement("link"), { rel: "stylesheet", href: "/static/pages.css" }));
+document.head.append(element("link", { rel: "stylesheet", href: "/static/pages.css" }));
 
-// A confirmation in the page, for a step that is not taken back in one tap (ask.js, loaded
-// when first needed); the browser's own if that cannot be loaded (offline over plain http).
+// The browser's own confirmation if ask.js cannot be loaded (offline over plain http).
 async function ask(text, yes) {
   try {
     const { ask: inPage } = await import("./ask.js");
@@ -48,8 +46,8 @@ export async function target(_form, button, tap) {
   );
 }
 
-// Names go as typed: the server tidies them, and its answer shows the result. Enter in
-// a name field both changes it and submits the form: the second time nothing is new.
+// Names go as typed: the server tidies them. Enter in a name field both changes it and
+// submits the form: the second time nothing is new.
 export function names(form, _button, tap) {
   // An empty score card's name is the one its placeholder shows.
   const players = [1, 2].map((seat) => {
@@ -71,8 +69,8 @@ export function dealer(_form, button, tap) {
   changeSettings(tap, { first_dealer: seat }, fill(words.dealerSaved, { name }), `${button.textContent}: ${name}`);
 }
 
-// A preset shows what it sets before it is saved: its rules, in the selects beside it,
-// where a rule can still be chosen otherwise; what is saved is what the selects show.
+// A preset shows its rules in the selects beside it before it is saved, where a rule can
+// still be chosen otherwise: what is saved is what the selects show.
 export function preview(form) {
   const preset = words.presets[form.elements.preset.value];
   if (!preset) return;
@@ -91,13 +89,12 @@ export function rules(form, _button, tap) {
   form.elements.preset.value = "";
 }
 
-// A new match, asked first while one is under way.
 export async function start(form, _button, tap) {
   if (tap.tooSoon()) return;
   const shown = view();
   if (shown.deals.length && !shown.finished) {
     const [first, second] = shown.players;
-    const match = `${first.name} – ${second.name} ${said(shown, first.score)}:${said(shown, second.score)}`;
+    const match = `${first.name} – ${second.name} ${scoreLine(shown)}`;
     if (!(await ask(fill(words.confirmNew, { match }), words.startNew))) return;
   }
   const data = new FormData(form);

@@ -1,23 +1,19 @@
 // The match as the phone shows it: the server's last answer plus the changes it has not
-// confirmed yet (docs/sync.md). No rule of the game is written here: what each outcome
-// is worth, who deals and leads next, when a score wins or rules a target out and with
-// whom games carry over come from the server as data (`rules`, made by
-// counter/game/rulebook.py from counter/game/scoring.py). This file only applies them,
-// and a change the server would refuse changes nothing here either: the server says why.
+// confirmed yet (docs/sync.md). No rule of the game is written here: they come from the
+// server as data (`rules`, counter/game/rulebook.py), and a change the server would refuse
+// changes nothing here either: the server says why.
 
-// The players a rule may pick, from the dealer and the player who received the points.
+// The seats a rule may pick, from the dealer and the player who received the points.
 const ROLES = {
   receiver: (_dealer, receiver) => receiver,
   dealer: (dealer) => dealer,
   other: (dealer) => 3 - dealer,
 };
 const COMPARISONS = { at_least: (score, target) => score >= target };
-// How a game shows a score: as made, or (Schnapsen) what is left to make.
+// Schnapsen shows what is left to make.
 const SHOWN = { score: (score) => score, left: (score, target) => Math.max(target - score, 0) };
-// Whose tally a won match adds to.
 const TALLIES = { winner: (won) => won, loser: (won) => 3 - won };
 
-// A score of `match` as its game's players say it.
 export const shown = (match, score, rules) => SHOWN[rules.games[match.game].shown](score, match.target);
 
 // What `view`'s own win adds to each seat's tally: [first, second].
@@ -30,7 +26,7 @@ function ownMarks(view, rules) {
   return marks;
 }
 
-// Matches a player must win to take `view`'s session: 1 (played as one), 2 (best of three).
+// 1 (a match played as one), 2 (best of three).
 const sessionWins = (view, rules) => rules.games[view.game].sessions[view.rules.session] ?? 1;
 
 // Each seat's matches won in `view`'s best of three, its own win included; null when it is
@@ -40,19 +36,18 @@ function sessionAfter(view, rules) {
   return view.sessionEarlier.map((won, index) => won + (view.winner === index + 1 ? 1 : 0));
 }
 
-// Whether `game` is played with `houseRules` and to `target`.
 const playable = (game, houseRules, target) =>
   game.targets.includes(target) &&
   Object.entries(game.variants).every(([name, choices]) => choices.includes(houseRules[name]));
 
-// Each outcome under `houseRules`: {points (null: refused), button}.
+// Each outcome's {points (null: refused), button}.
 function outcomesUnder(houseRules, rules) {
   const outcomes = { ...rules.outcomes };
   for (const name of rules.rule_names) Object.assign(outcomes, rules.choices[name][houseRules[name]]);
   return outcomes;
 }
 
-// Whether a score of the match reaches `target`: it is won there, and that target is past.
+// A target a score has reached: the match is won there, and the target is past.
 export const reached = (match, target, rules) =>
   match.players.some((player) => COMPARISONS[rules.reach](player.score, target));
 
@@ -147,7 +142,7 @@ function settings(view, change, rules) {
     if (view.finished && !change.play_on) return view; // a won match goes on only when asked
   }
   if (change.first_dealer && view.deals.length && change.first_dealer !== view.first_dealer) return view;
-  // One name for both players is refused (the server tidies names further; it has the last word).
+  // The server tidies names further; it has the last word.
   const [first, second] = (change.players ?? []).map((name) => name.trim());
   if (first && first === second) return view;
   if (change.players) {
@@ -214,8 +209,7 @@ function start(view, change, rules) {
 
 const steps = { deal, undo, correct, settings, start };
 
-// The match after `changes`, in order, over the server's `match`; changes for other
-// matches are left out.
+// Changes for other matches are left out.
 export function fold(match, changes, rules) {
   let view = structuredClone(match);
   const marks = ownMarks(view, rules);

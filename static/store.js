@@ -7,7 +7,7 @@ import { STORE } from "./changes.js";
 const KEY = "state";
 const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(STORE) : null;
 let opening = null;
-let memory = null; // the record, where IndexedDB cannot be opened
+let memory = null; // where IndexedDB cannot be opened
 
 const open = () =>
   (opening ??= new Promise((resolve) => {
@@ -43,7 +43,7 @@ function transaction(db, mode, run) {
   });
 }
 
-// `run(db)`, with the database opened afresh should it have been closed meanwhile.
+// The database is opened afresh should it have been closed meanwhile.
 async function withDb(run, alone) {
   for (let tries = 1; ; tries += 1) {
     const db = await open();
@@ -57,7 +57,6 @@ async function withDb(run, alone) {
   }
 }
 
-// The record as stored now; null if there is none yet.
 export const read = () =>
   withDb(
     (db) => transaction(db, "readonly", (saved) => saved),
@@ -86,5 +85,4 @@ export async function write(change, fresh) {
   return saved;
 }
 
-// `then()` whenever another tab has changed the record.
 export const onChange = (then) => channel?.addEventListener("message", then);

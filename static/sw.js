@@ -43,8 +43,7 @@ self.addEventListener("activate", (event) => {
   self.clients.claim();
 });
 
-// The counter page as stored, marked as a copy: the script then shows the score this
-// phone saw last rather than the one in the copy.
+// Marked as a copy, the page shows the score this phone saw last rather than the copy's.
 async function counterCopy() {
   const stored = await caches.match("/");
   if (!stored) return Response.error();
@@ -59,8 +58,8 @@ self.addEventListener("fetch", (event) => {
     return; // writes and the API always go to the network
   }
   if (request.mode === "navigate") {
-    // Always the network when there is one. Only the counter page is kept for later;
-    // another page asked for offline leads to the counter, which works without a network.
+    // Only the counter page is kept for later; another page asked for offline leads to
+    // the counter, which works without a network.
     event.respondWith(
       fetch(request)
         .then((response) => {
