@@ -3,7 +3,7 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v10";
+const SHELL = "santase-shell-v11";
 const ASSETS = [
   "/",
   "/static/counter.css",
@@ -11,12 +11,14 @@ const ASSETS = [
   "/static/counter.js",
   // The modules counter.js imports, and those it loads when first needed.
   "/static/outbox.js",
+  "/static/store.js",
   "/static/changes.js",
   "/static/api.js",
   "/static/sender.js",
   "/static/board.js",
   "/static/standing.js",
   "/static/other-phone.js",
+  "/static/choice.js",
   "/static/ask.js",
   "/static/display.js",
   "/static/settings.js",

@@ -16,19 +16,19 @@ def test_a_module_loaded_when_first_needed_is_not_preloaded() -> None:
     assert "settings.js" not in imported(STATIC, "counter.js")
 
 
-def test_every_module_loaded_later_is_kept_for_offline_use() -> None:
-    """A module the page imports only when needed is in the service worker's list, so that
-    it loads offline too; but plain-http.js and awake.js, which are only ever needed where
-    there is no service worker (no secure context)."""
-    static = Path(__file__).parents[2] / "static"
+def test_every_module_the_counter_page_runs_is_kept_for_offline_use() -> None:
+    """The modules counter.js imports, those it loads when first needed and theirs are in
+    the service worker's list, so that the page's script runs offline; but plain-http.js and
+    awake.js, which are only ever needed where there is no service worker (no secure
+    context)."""
     later = {
         name
-        for script in static.glob("*.js")
+        for script in STATIC.glob("*.js")
         for name in re.findall(r'import\("\./([^"]+\.js)"\)', script.read_text(encoding="utf-8"))
-    }
-    kept = (static / "sw.js").read_text(encoding="utf-8")
-    plain_http_only = {"plain-http.js", "awake.js"}
-    assert later - plain_http_only
-    assert [
-        name for name in sorted(later - plain_http_only) if f'"/static/{name}"' not in kept
-    ] == []
+    } - {"plain-http.js", "awake.js"}
+    assert later
+    needed = {"counter.js", *imported(STATIC, "counter.js")}
+    for name in later:
+        needed |= {name, *imported(STATIC, name)}
+    kept = set(re.findall(r'"/static/([\w-]+\.js)"', (STATIC / "sw.js").read_text("utf-8")))
+    assert sorted(needed - kept) == []
