@@ -60,7 +60,7 @@ def test_a_bummerl_in_german(german: Page) -> None:
     name_players(page, "Sepp", "Resi")
     choose_schnapsen(page)
     expect(page.locator("form.seat1 button[value=wrong_claim] .kind")).to_have_text(
-        "Gegner falsch abgemeldet"
+        "Gegner: falsch abgemeldet"
     )
     tap(page, 2, "normal")
     expect(score(page, 2)).to_have_text("6")
@@ -70,11 +70,11 @@ def test_a_bummerl_in_german(german: Page) -> None:
     expect(score(page, 1)).to_have_text("2")
     tap(page, 1, "failed_close")
     expect(score(page, 1)).to_have_text("0")
-    expect(page.locator("[data-result]")).to_have_text("Sepp gewinnt das Bummerl")
+    expect(page.locator("[data-result]")).to_have_text("Sepp hat gewonnen, der Gegner hat das Bummerl")
     # The confirmation and the deal list in Austrian words, as the buttons say them.
-    expect(page.locator("[data-status]")).to_contain_text("Gegner-Zudrehen misslungen")
+    expect(page.locator("[data-status]")).to_contain_text("Gegner: Zudrehen verfehlt")
     first_row = page.locator(".deals tbody tr").first
-    expect(first_row).to_contain_text("Gegner-Zudrehen misslungen")
+    expect(first_row).to_contain_text("Gegner: Zudrehen verfehlt")
     expect(page.locator(".deals tbody tr").last).to_contain_text("Einfach")
     expect(page.locator(".deals tbody tr").first.locator("td.num")).to_have_text(["0", "6"])
     assert tally(page, 2) == "Bummerl: 1"  # Resi has the Bummerl
@@ -142,10 +142,10 @@ def test_best_of_three_in_german(german: Page) -> None:
     win_bummerl(page, 2)
     expect(session).to_have_text("Zwei aus drei: Sepp 1, Resi 1")
     win_bummerl(page, 1)
-    expect(session).to_have_text("Sepp gewinnt zwei aus drei, 2:1")
+    expect(session).to_have_text("Sepp gewinnt 2:1 (zwei aus drei)")
     all_saved(page)
     page.reload()
-    expect(session).to_have_text("Sepp gewinnt zwei aus drei, 2:1")  # as the server says it
+    expect(session).to_have_text("Sepp gewinnt 2:1 (zwei aus drei)")  # as the server says it
     assert server_match(page)["session"] == [2, 1]
     page.goto("/statistics")
     row = page.get_by_role("row", name="Zwei aus drei gewonnen")

@@ -251,9 +251,9 @@ def test_the_export_carries_best_of_three_and_the_import_keeps_it(
     ("outcome", "words"),
     [
         ("normal", "+1 Sepp · Einfach"),
-        ("failed_close", "+2 Sepp · Gegner-Zudrehen misslungen"),
-        ("wrong_claim", "+2 Sepp · Gegner falsch abgemeldet"),
-        ("wrong_claim_no_trick", "+3 Sepp · Gegner falsch abgemeldet, ohne Stich"),
+        ("failed_close", "+2 Sepp · Gegner: Zudrehen verfehlt"),
+        ("wrong_claim", "+2 Sepp · Gegner: falsch abgemeldet"),
+        ("wrong_claim_no_trick", "+3 Sepp · Gegner: falsch abgemeldet, ohne Stich"),
     ],
 )
 def test_a_schnapsen_deal_is_confirmed_and_listed_in_austrian_words(

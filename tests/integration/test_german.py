@@ -181,7 +181,7 @@ def test_schnapsen_speaks_austrian(german: FlaskClient) -> None:
     api_start(german, game="schnapsen", players=["Sepp", "Resi"])
     page = german.get("/").get_data(as_text=True)
     assert "Falsch abgemeldet" in page
-    assert "Gegner-Zudrehen misslungen" in page
+    assert "Gegner: Zudrehen verfehlt" in page
     assert "Bummerl:" in page
 
 
@@ -229,7 +229,7 @@ def test_a_schnapsen_match_is_a_bummerl_wherever_it_is_shown(german: FlaskClient
     assert "Bummerl zu" in german.get("/").get_data(as_text=True)
     api_play(german, bummerl["id"], (1, "schwarz"), (1, "schwarz"), (1, "schwarz"))
     page = german.get("/").get_data(as_text=True)
-    assert "Sepp gewinnt das Bummerl" in page
+    assert "Sepp hat gewonnen, der Gegner hat das Bummerl" in page
     assert "Neues Bummerl" in page
     summary = german.get(f"/matches/{bummerl['id']}").get_data(as_text=True)
     assert "Schneider-Bummerl: zählt doppelt" in summary
