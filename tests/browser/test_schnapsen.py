@@ -70,7 +70,8 @@ def test_a_bummerl_in_german(german: Page) -> None:
     expect(score(page, 1)).to_have_text("2")
     tap(page, 1, "failed_close")
     expect(score(page, 1)).to_have_text("0")
-    expect(page.locator("[data-result]")).to_have_text("Sepp hat gewonnen, der Gegner hat das Bummerl")
+    result = page.locator("[data-result]")
+    expect(result).to_have_text("Sepp hat gewonnen, der Gegner hat das Bummerl")
     # The confirmation and the deal list in Austrian words, as the buttons say them.
     expect(page.locator("[data-status]")).to_contain_text("Gegner: Zudrehen verfehlt")
     first_row = page.locator(".deals tbody tr").first

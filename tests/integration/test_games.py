@@ -286,3 +286,14 @@ def test_the_schnapsen_rules_page_credits_best_of_three_and_the_variants(
     for word in words:
         assert word in text
     assert text.count("schnopsn.com") >= 3
+
+
+@pytest.mark.parametrize(
+    ("game", "rules"), [("santase", "/rules"), ("schnapsen", "/rules/schnapsen")]
+)
+def test_the_menus_rules_are_the_rules_of_the_game_on_the_counter(
+    client: FlaskClient, game: str, rules: str
+) -> None:
+    api_start(client, game=game)
+    page = client.get("/").get_data(as_text=True)
+    assert f'href="{rules}"' in page  # the buttons' hint links to a part of it: {rules}#…
