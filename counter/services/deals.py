@@ -51,8 +51,7 @@ def undo_last_deal(
     request_id: str | None = None,
     device: Device | None = None,
 ) -> tuple[MatchView, DealView | None]:
-    """Take back the last deal (only deal ``number``, or that of ``request_id``), once
-    however often asked; returns the match and the deal."""
+    """Take back the last deal (if it is ``number``'s or ``request_id``'s) once; and that deal."""
     stored = for_writing(owner=owner, match_id=match_id, device=device)
     before = view(stored)
     removed = stored.match.undo(number=number, request_id=request_id)

@@ -105,8 +105,7 @@ def shows(*, device_id: int, match_id: int, started_from: int | None = None) -> 
 
 
 def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
-    """The match another device of this key (seen last) started from ``match_id`` and still
-    shows, with that device's id."""
+    """The match another device (seen last) started from ``match_id`` and shows; and its id."""
     found = (
         select(DeviceRow.match_id, DeviceRow.id)
         .where(
@@ -150,8 +149,7 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
 
 
 def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> int:
-    """Devices of ``owner`` (all but ``keep``, or just ``only``) go back to the key they
-    had before, or a new one; returns how many went."""
+    """Devices of ``owner`` (all but ``keep``, or ``only``) go home or to a new key; how many."""
     chosen = select(DeviceRow).where(DeviceRow.owner == owner)
     if keep is not None:
         chosen = chosen.where(DeviceRow.id != keep)

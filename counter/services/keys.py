@@ -67,9 +67,7 @@ def _usable_link(token: str, *, spend: bool = False) -> DeviceLink:
 
 def own_key(device: Device) -> str | None:
     """The key of this device's own matches: its ``home`` if it came by a link."""
-    if ranks.has_maker(owner=device.owner, device_id=device.id):
-        return device.home
-    return device.owner
+    return device.home if ranks.has_maker(owner=device.owner, device_id=device.id) else device.owner
 
 
 def preview_device_link(*, token: str, device: Device | None) -> Handover:
@@ -103,8 +101,7 @@ def preview_device_link(*, token: str, device: Device | None) -> Handover:
 
 @writes
 def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> str:
-    """Spend the link: ``device`` holds its key from now on (returned); its own matches
-    join that key only with ``bring_own``, else they stay under its ``home``."""
+    """Spend the link: ``device`` holds its key (returned), its own matches too if ``bring_own``."""
     link = _usable_link(token, spend=True)
     giver, owner = link.owner, device.owner
     left: list[int] = []  # the matches of the key this device no longer holds

@@ -95,8 +95,7 @@ def start_match(
     default_names: tuple[str, str] = DEFAULT_NAMES,
     game: GameName | None = None,
 ) -> tuple[MatchView, bool]:
-    """Start a match on ``device``'s screen; returns it and whether it is new (the same
-    ``uid`` again answers the match it started)."""
+    """Start a match on ``device``'s screen (the same ``uid`` again: its match); and if new."""
     lock_owners(owner)
     asked = spent.settings_digest(
         target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer, game=game
