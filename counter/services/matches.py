@@ -95,7 +95,7 @@ def start_match(
     default_names: tuple[str, str] = DEFAULT_NAMES,
     game: GameName | None = None,
 ) -> tuple[MatchView, bool]:
-    """Start a match on ``device``'s screen (the same ``uid`` again: its match); and if new."""
+    """Start a match on ``device``'s screen, or find the one this ``uid`` started; and if new."""
     lock_owners(owner)
     asked = spent.settings_digest(
         target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer, game=game
