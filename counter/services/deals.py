@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from counter.game.names import DEFAULT_NAMES
 from counter.game.scoring import Outcome, Seat
 from counter.services import spent
 from counter.services.devices import Device
-from counter.services.matches import for_writing, pin
+from counter.services.matches import for_writing, saved
 from counter.services.read_models import DealView, MatchView, view
-from counter.storage import push, repository
+from counter.storage import repository
 from counter.storage.models import db, utcnow
 from counter.storage.transactions import writes
 
@@ -27,12 +25,8 @@ def record_deal(
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> tuple[MatchView, bool]:
-    """Record a deal for ``seat`` (None: a tie); returns the match and whether it is new.
-
-    No ``match_id``: the browser's first match starts with it. A ``request_id`` seen
-    before in this match, its deal undone or not, records nothing; ``after``, the number of
-    deals the phone knew of, records nothing if the match has another.
-    """
+    """Record a deal for ``seat`` (None: a tie; no ``match_id``: in a new match); returns
+    the match and whether the deal is new (a ``request_id`` seen before records nothing)."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     if (
         request_id is not None
@@ -43,10 +37,9 @@ def record_deal(
     ):
         return _unchanged(stored), False
     at = utcnow()
-    deal = stored.match.record(seat, outcome, at=at, request_id=request_id, after=after)
-    if deal is None:
+    if stored.match.record(seat, outcome, at=at, request_id=request_id, after=after) is None:
         return _unchanged(stored), False
-    return _saved(stored, at), True
+    return saved(stored, at), True
 
 
 @writes
@@ -58,16 +51,14 @@ def undo_last_deal(
     request_id: str | None = None,
     device: Device | None = None,
 ) -> tuple[MatchView, DealView | None]:
-    """Take back the latest deal (or only the one of ``number`` or ``request_id``), once
-    however often asked; returns the match and the deal."""
-    stored = repository.load(owner, match_id, for_update=True)
-    pin(device=device, match_id=match_id)
+    """Take back the last deal (if it is ``number``'s or ``request_id``'s) once; and that deal."""
+    stored = for_writing(owner=owner, match_id=match_id, device=device)
     before = view(stored)
     removed = stored.match.undo(number=number, request_id=request_id)
     if removed is None:
         return _unchanged(stored), None
     spent.spend_request(owner=owner, match_id=stored.id, deal=removed)
-    return _saved(stored, utcnow()), before.deals[-1]  # type: ignore[index]
+    return saved(stored), before.deals[-1]  # type: ignore[index]
 
 
 @writes
@@ -83,7 +74,7 @@ def correct_deal(
     stored = repository.load(owner, match_id, for_update=True)
     at = utcnow()
     stored.match.correct(number, seat=seat, outcome=outcome, at=at)
-    shown = _saved(stored, at)
+    shown = saved(stored, at)
     return shown, shown.deals[number - 1]  # type: ignore[index]
 
 
@@ -93,16 +84,8 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     stored = repository.load(owner, match_id, for_update=True)
     stored.match.deal(number)  # refused here if there is none
     removed = view(stored).deals[number - 1]  # type: ignore[index]
-    deal = stored.match.delete(number)
-    spent.spend_request(owner=owner, match_id=stored.id, deal=deal)
-    return _saved(stored, utcnow()), removed
-
-
-def _saved(stored: repository.Stored, at: datetime) -> MatchView:
-    repository.save(stored, at=at)
-    db.session.commit()
-    push.changed(stored.id)
-    return view(stored)
+    spent.spend_request(owner=owner, match_id=stored.id, deal=stored.match.delete(number))
+    return saved(stored), removed
 
 
 def _unchanged(stored: repository.Stored) -> MatchView:

@@ -1,6 +1,4 @@
-"""Devices: each phone or browser that holds a key (by its cookie's token), and the match
-on its screen. The key is kept here, so a late answer to an older request cannot bring an
-old key back."""
+"""Devices: each phone or browser holding a key by its cookie's token, and its match shown."""
 
 from __future__ import annotations
 
@@ -97,11 +95,9 @@ def register(*, owner: str | None, label: str) -> Device:
 
 
 def shows(*, device_id: int, match_id: int, started_from: int | None = None) -> None:
-    """From now on ``match_id`` is on this device's screen; ``started_from``, the match it
-    showed when it started this one."""
+    """From now on ``match_id`` is on this device's screen, started from ``started_from``."""
     if started_from is not None:
-        # Locked before the device row, as every write locks its match first: the other way
-        # round two requests of one browser deadlock on PostgreSQL.
+        # Locked before the device row, as every write locks its match first (no deadlock).
         left = select(Match.id).where(Match.id == started_from)
         started_from = db.session.scalar(left.with_for_update(read=True, key_share=True))
     moved = update(DeviceRow).where(DeviceRow.id == device_id)
@@ -109,8 +105,7 @@ def shows(*, device_id: int, match_id: int, started_from: int | None = None) -> 
 
 
 def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
-    """The match another device of this key started from ``match_id`` and still shows,
-    with that device's id (the one seen last)."""
+    """The match another device (seen last) started from ``match_id`` and shows; and its id."""
     found = (
         select(DeviceRow.match_id, DeviceRow.id)
         .where(
@@ -134,17 +129,10 @@ def shown_match_id(*, device: Device | None) -> int | None:
 
 
 def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
-    rows = list(
-        db.session.scalars(
-            select(DeviceRow)
-            .where(DeviceRow.owner == owner)
-            .order_by(DeviceRow.seen_at.desc(), DeviceRow.id)
-        )
-    )
-    removable = set()
-    if this_device is not None:
-        removable = ranks.may_remove(owner=owner, device_id=this_device)
-    makers = {row.id: row.brought_by for row in rows}
+    listed = select(DeviceRow).where(DeviceRow.owner == owner)
+    rows = db.session.scalars(listed.order_by(DeviceRow.seen_at.desc(), DeviceRow.id)).all()
+    removable = ranks.may_remove(owner=owner, device_id=this_device or 0)
+    maker = next((row.brought_by for row in rows if row.id == this_device), None)
     now = utcnow()
     return [
         DeviceView(
@@ -154,15 +142,14 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
             now if row.id == this_device else row.seen_at,
             row.id == this_device,
             row.id in removable,
-            this_device is not None and makers.get(this_device) == row.id,
+            row.id == maker,
         )
         for row in rows
     ]
 
 
 def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> int:
-    """Devices of ``owner`` (all but ``keep``, or just ``only``) go back to the key they
-    had before, or a new one; returns how many went."""
+    """Devices of ``owner`` (all but ``keep``, or ``only``) go home or to a new key; how many."""
     chosen = select(DeviceRow).where(DeviceRow.owner == owner)
     if keep is not None:
         chosen = chosen.where(DeviceRow.id != keep)
@@ -188,8 +175,7 @@ def holds(*, owner: str, device_id: int | None = None) -> bool:
 def forget_device(*, owner: str, asking: int, device_id: int) -> None:
     """Another device, one ``asking`` may remove, no longer holds this key."""
     if device_id not in ranks.may_remove(owner=owner, device_id=asking):
-        holds_it = select(DeviceRow.id).where(DeviceRow.id == device_id, DeviceRow.owner == owner)
-        if device_id == asking or db.session.scalar(holds_it) is None:
+        if device_id == asking or not holds(owner=owner, device_id=device_id):
             raise DeviceNotFound(N_("That device no longer has these matches."))
         raise Forbidden(
             N_(

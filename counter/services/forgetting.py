@@ -1,11 +1,8 @@
-"""Forget other devices, and erase everything: each gives the asking device a new cookie
-token, so that every copy of its old cookie is a device that holds nothing.
-
-The same form sent again within :data:`GRACE` is given the same token; later, refused.
-"""
+"""Forget other devices, erase everything: each gives the asking device a new cookie token."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 from dataclasses import dataclass
@@ -24,12 +21,11 @@ from counter.storage.models import DeviceLink, Match, db, utcnow
 from counter.storage.owner_lock import lock_owners
 from counter.storage.transactions import writes
 
-GRACE = timedelta(minutes=1)
+GRACE = timedelta(minutes=1)  # the same form sent again within it gets the same token
 
 
-def new_token(*, token: str, nonce: str, secret: str, step: str) -> str:
-    message = f"{step}\0{token}\0{nonce}".encode()
-    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()[:32]
+def _signed(secret: str, *parts: str) -> bytes:
+    return hmac.new(secret.encode(), "\0".join(parts).encode(), hashlib.sha256).digest()
 
 
 def _done_already(token: str, fresh: str) -> bool:
@@ -50,10 +46,9 @@ def _asking(token: str, fresh: str) -> DeviceRow | None:
     ).first()
     if keys is None:
         raise DeviceNotFound(N_("This device is not known here. Reload the page."))
-    owner = keys.owner
     lock_owners(*(key for key in keys if key is not None))
     # A statement after the lock sees, on PostgreSQL, what was committed meanwhile.
-    mine = select(DeviceRow).where(DeviceRow.token == token, DeviceRow.owner == owner)
+    mine = select(DeviceRow).where(DeviceRow.token == token, DeviceRow.owner == keys.owner)
     row: DeviceRow | None = db.session.scalar(mine.with_for_update())
     if row is None and _done_already(token, fresh):
         return None
@@ -63,10 +58,8 @@ def _asking(token: str, fresh: str) -> DeviceRow | None:
 
 
 def _give_token(row: DeviceRow, fresh: str) -> None:
-    """The old token becomes a device of its own, holding nothing (forgotten within the
-    hour by counter.services.newcomers)."""
-    old = row.token
-    row.token, row.seen_at = fresh, utcnow()
+    """The old token becomes a device of its own that holds nothing, soon forgotten."""
+    old, row.token, row.seen_at = row.token, fresh, utcnow()
     db.session.flush()
     copies = DeviceRow(token=old, owner=new_key(), label=row.label, came_back=False)
     copies.replaced_at = utcnow()
@@ -75,9 +68,9 @@ def _give_token(row: DeviceRow, fresh: str) -> None:
 
 @writes
 def forget_others(*, token: str, nonce: str, secret: str) -> str:
-    """Forget the devices this one may remove, and every copy of its cookie; returns its
-    new token. First on its key, it gives the key a new one (links of the old stop)."""
-    fresh = new_token(token=token, nonce=nonce, secret=secret, step="forget")
+    """Forget the devices this one may remove and every copy of its cookie; its new token.
+    First on its key, it moves the key's matches to a new key (links of the old stop)."""
+    fresh = _signed(secret, "forget", token, nonce).hex()[:32]
     row = _asking(token, fresh)
     if row is None:
         return fresh
@@ -88,7 +81,7 @@ def forget_others(*, token: str, nonce: str, secret: str) -> str:
             let_go(owner=owner, only=device)
         db.session.execute(delete(DeviceLink).where(DeviceLink.device_id.in_(brought | {row.id})))
     else:
-        key = handover.rotated_key(owner=owner, nonce=nonce, secret=secret)
+        key = base64.urlsafe_b64encode(_signed(secret, owner, nonce)).decode().rstrip("=")
         db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
         handover.move_matches(source=owner, target=key)
         db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
@@ -111,7 +104,7 @@ class Erased:
 def erase_everything(*, token: str, nonce: str, secret: str) -> Erased:
     """Delete what this device may erase, and start it afresh: a new key, a new token.
     First on its key, all the key holds; brought by another, its own key from before."""
-    fresh = new_token(token=token, nonce=nonce, secret=secret, step="erase")
+    fresh = _signed(secret, "erase", token, nonce).hex()[:32]
     row = _asking(token, fresh)
     if row is None:
         return Erased(fresh, None, 0)

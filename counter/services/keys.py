@@ -1,14 +1,8 @@
-"""A browser's key, which owns its matches: hand it to another device by a one-time link.
-
-The device that takes it brings its own matches along only if its player chooses;
-otherwise they wait under its own key, where it goes back if it is ever removed.
-"""
+"""A browser's key, which owns its matches: hand it to another device by a one-time link."""
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -54,8 +48,9 @@ class Handover:
     same_key: bool
 
 
-def _usable_link(token: str) -> DeviceLink:
+def _usable_link(token: str, *, spend: bool = False) -> DeviceLink:
     found = select(DeviceLink).where(DeviceLink.token_hash == _hash(token))
+    found = found.with_for_update() if spend else found
     link: DeviceLink | None = db.session.scalar(found) if len(token) <= TOKEN_MAX_LENGTH else None
     if link is None:
         raise LinkUnusable(N_("This link does not exist. Make a new one on the other device."))
@@ -65,15 +60,14 @@ def _usable_link(token: str) -> DeviceLink:
         raise LinkUnusable(
             N_("This link has expired (they last 15 minutes). Make a new one on the other device.")
         )
+    if spend:
+        link.used_at = utcnow()
     return link
 
 
 def own_key(device: Device) -> str | None:
-    """The key of this device's own matches: the one it holds, or if it came by a link,
-    the one it had before."""
-    if ranks.has_maker(owner=device.owner, device_id=device.id):
-        return device.home
-    return device.owner
+    """The key of this device's own matches: its ``home`` if it came by a link."""
+    return device.home if ranks.has_maker(owner=device.owner, device_id=device.id) else device.owner
 
 
 def preview_device_link(*, token: str, device: Device | None) -> Handover:
@@ -107,22 +101,9 @@ def preview_device_link(*, token: str, device: Device | None) -> Handover:
 
 @writes
 def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> str:
-    """Spend the link: ``device`` holds its key from now on (returned); its own matches
-    join that key only with ``bring_own``, else they stay under its ``home``."""
-    link = _usable_link(token)
-    giver, maker = link.owner, link.device_id
-    owner = device.owner
-    spent = db.session.execute(
-        update(DeviceLink)
-        .where(
-            DeviceLink.token_hash == _hash(token),
-            DeviceLink.used_at.is_(None),
-            DeviceLink.created_at >= utcnow() - LINK_LIFETIME,
-        )
-        .values(used_at=utcnow())
-    )
-    if spent.rowcount != 1:  # type: ignore[attr-defined]
-        raise LinkUnusable(N_("This link was used already. Make a new one on the other device."))
+    """Spend the link: ``device`` holds its key (returned), its own matches too if ``bring_own``."""
+    link = _usable_link(token, spend=True)
+    giver, owner = link.owner, device.owner
     left: list[int] = []  # the matches of the key this device no longer holds
     if owner != giver:
         left = match_ids(owner=owner)
@@ -149,19 +130,15 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
         ranks.leaves(device_id=device.id)
         # Its links to the key it leaves would bring devices under no one there.
         db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == device.id))
-        db.session.execute(
-            update(DeviceRow)
-            .where(DeviceRow.id == device.id)
-            .values(owner=giver, home=home, match_id=None, brought_by=maker)
-        )
+        row = db.session.get_one(DeviceRow, device.id)
+        row.owner, row.home, row.match_id, row.brought_by = giver, home, None, link.device_id
     db.session.commit()
     push.recheck(left)
     return giver
 
 
 def move_matches(*, source: str, target: str) -> None:
-    """Give every match of ``source`` to ``target``; of a uid both have (one match imported
-    into both), the copy played in last stays."""
+    """Give every match of ``source`` to ``target``; of a uid both have, the one played last."""
     twin = aliased(Match)
     pairs = db.session.execute(
         select(Match.id, Match.played_at, twin.id, twin.played_at)
@@ -174,9 +151,3 @@ def move_matches(*, source: str, target: str) -> None:
         db.session.execute(delete(Match).where(Match.id == older))
     db.session.execute(update(Match).where(Match.owner == source).values(owner=target))
     db.session.execute(update(Evening).where(Evening.owner == source).values(owner=target))
-
-
-def rotated_key(*, owner: str, nonce: str, secret: str) -> str:
-    """The key that replaces ``owner``: the same for the same form sent twice."""
-    digest = hmac.new(secret.encode(), f"{owner}\0{nonce}".encode(), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest).decode().rstrip("=")

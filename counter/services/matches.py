@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -13,7 +14,7 @@ from counter.game.games import GAMES
 from counter.game.names import DEFAULT_NAMES
 from counter.game.parsing import RuleChanges, changed_rules
 from counter.game.refusals import N_, Conflict
-from counter.game.scoring import GameName, Preset, Seat
+from counter.game.scoring import GameName, HouseRules, Preset, Seat
 from counter.services import devices, spent
 from counter.services.devices import Device
 from counter.services.read_models import MatchPage, MatchView, view
@@ -59,12 +60,6 @@ def shown_id(*, owner: str | None, device: Device | None) -> int | None:
     return devices.shown_match_id(device=device) or repository.current_id(owner)
 
 
-def pin(*, device: Device | None, match_id: int) -> None:
-    """The device that played in this match shows it from now on."""
-    if device is not None and device.match_id != match_id:
-        devices.shows(device_id=device.id, match_id=match_id)
-
-
 def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
     total = count(owner=owner)
     pages = max(1, math.ceil(total / per_page))
@@ -72,23 +67,18 @@ def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE)
         raise MatchNotFound(
             N_("There is no page %(page)s; the history has %(pages)s."), page=page, pages=pages
         )
-    if owner is None:
-        return MatchPage(matches=[], page=page, pages=pages, total=total)
-    found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
-    rows = [
-        (each.id, each.match.game.name, each.match.names, each.match.tallied, each.match.marks)
-        for each in found
-    ]
-    games = series.games_on_page(owner, rows)
-    return MatchPage(
-        matches=[
-            view(each, with_deals=False, games=shown)
-            for each, shown in zip(found, games, strict=True)
-        ],
-        page=page,
-        pages=pages,
-        total=total,
-    )
+    shown: list[MatchView] = []
+    if owner is not None:
+        found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
+        rows = [
+            (each.id, each.match.game.name, each.match.names, each.match.tallied, each.match.marks)
+            for each in found
+        ]
+        games = series.games_on_page(owner, rows)
+        shown = [
+            view(one, with_deals=False, games=won) for one, won in zip(found, games, strict=True)
+        ]
+    return MatchPage(matches=shown, page=page, pages=pages, total=total)
 
 
 @writes
@@ -105,16 +95,10 @@ def start_match(
     default_names: tuple[str, str] = DEFAULT_NAMES,
     game: GameName | None = None,
 ) -> tuple[MatchView, bool]:
-    """Start a match on ``device``'s screen; returns it and whether it is new (the same
-    ``uid`` again answers the match it started)."""
+    """Start a match on ``device``'s screen, or find the one this ``uid`` started; and if new."""
     lock_owners(owner)
     asked = spent.settings_digest(
-        target=target,
-        names=names,
-        rules=rules,
-        preset=preset,
-        first_dealer=first_dealer,
-        game=None if game is None else GameName(game).value,
+        target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer, game=game
     )
     if uid is not None:
         found = _with_uid(owner, uid)
@@ -123,19 +107,16 @@ def start_match(
             return found, False
     previous = None if device is None else shown_id(owner=owner, device=device)
     try:
-        stored = _start(
-            owner=owner,
-            device=device,
-            uid=uid,
-            target=target,
+        stored = _start(owner, device, default_names, uid=uid, previous=previous)
+        stored.match.change(
+            game=None if game is None else GAMES[GameName(game)],
             names=names,
-            rules=rules,
+            target=target,
+            rules=_rules(stored.match, rules, game=game, preset=preset),
             preset=preset,
             first_dealer=first_dealer,
-            previous=previous,
-            default_names=default_names,
-            game=game,
         )
+        repository.save(stored, at=stored.match.created_at)
         if uid is not None:
             spent.spend_uid(owner=owner, uid=uid, settings=asked)
         db.session.commit()
@@ -154,21 +135,13 @@ def start_match(
 
 
 def _start(
-    *,
     owner: str,
     device: Device | None,
+    default_names: tuple[str, str],
     uid: str | None = None,
-    target: int | None = None,
-    names: tuple[str, str] | None = None,
-    rules: RuleChanges | None = None,
-    preset: Preset | None = None,
-    first_dealer: Seat | None = None,
     previous: int | None = None,
-    default_names: tuple[str, str] = DEFAULT_NAMES,
-    game: GameName | None = None,
 ) -> Stored:
-    """The one way a match starts: what is not given comes from the match played last (a
-    game other than its brings its own rules and target), else the defaults."""
+    """A new match with the players, game and house rules played last, else the defaults."""
     lock_owners(owner)  # the cap is counted by one writer of this browser at a time
     if repository.count(owner) >= MAX_MATCHES_PER_BROWSER:
         raise TooManyMatches(
@@ -180,34 +153,27 @@ def _start(
         )
     latest_id = repository.current_id(owner)
     latest = None if latest_id is None else db.session.get_one(Match, latest_id)
-    last_game = None if latest is None else GAMES[latest.game]
-    if game is not None:
-        playing = GAMES[GameName(game)]
-    elif preset is not None:
-        playing = GAMES[preset.game]
-    else:
-        playing = last_game or GAMES[GameName.SANTASE]
-    base = latest.rules if latest is not None and playing == last_game else playing.rules
-    if preset is not None:
-        base = preset.rules
-    if names is None:
-        names = default_names if latest is None else latest.names
-    if target is None:
-        target = playing.target if preset is None else preset.target
-    at = utcnow()
+    playing = GAMES[GameName.SANTASE if latest is None else latest.game]
+    names = default_names if latest is None else latest.names
     match = played.Match(
-        uid=uid or uuid.uuid4().hex, names=names, created_at=at, game=playing, first_dealer=1
+        uid=uid or uuid.uuid4().hex, names=names, created_at=utcnow(), game=playing
     )
-    match.change(
-        target=target,
-        rules=base if rules is None else changed_rules(base, rules),
-        first_dealer=first_dealer,
-        preset=None,
-    )
-    stored = repository.add(owner, match, at=at)
+    match.change(target=playing.target, rules=playing.rules if latest is None else latest.rules)
+    stored = repository.add(owner, match, at=match.created_at)
     if device is not None:
         devices.shows(device_id=device.id, match_id=stored.id, started_from=previous)
     return stored
+
+
+def _rules(
+    match: played.Match, rules: RuleChanges | None, *, game: GameName | None, preset: Preset | None
+) -> HouseRules | None:
+    """``rules`` changed from the preset's, else the new game's, else the match's."""
+    if rules is None:
+        return None
+    playing = match.game if game is None else GAMES[GameName(game)]
+    base = match.rules if playing == match.game else playing.rules
+    return changed_rules(base if preset is None else preset.rules, rules)
 
 
 def for_writing(
@@ -217,13 +183,21 @@ def for_writing(
     device: Device | None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> Stored:
-    """The match a change goes into, locked, on ``device``'s screen from now on; with no
-    id, this browser's first match, started now."""
+    """The match a change goes into, locked, on ``device``'s screen from now on; or a new one."""
     if match_id is None:
-        return _start(owner=owner, device=device, default_names=default_names)
+        return _start(owner, device, default_names)
     stored = repository.load(owner, match_id, for_update=True)
-    pin(device=device, match_id=match_id)
+    if device is not None and device.match_id != match_id:
+        devices.shows(device_id=device.id, match_id=match_id)
     return stored
+
+
+def saved(stored: Stored, at: datetime | None = None) -> MatchView:
+    """Save the match, commit and announce it; returns it as it is now."""
+    repository.save(stored, at=at or utcnow())
+    db.session.commit()
+    push.changed(stored.id)
+    return view(stored)
 
 
 def _with_uid(owner: str, uid: str) -> MatchView | None:
@@ -246,43 +220,33 @@ def change_match(
     default_names: tuple[str, str] = DEFAULT_NAMES,
     game: GameName | None = None,
 ) -> MatchView:
-    """Change the settings (:meth:`counter.game.match.Match.change`); with no ``match_id``
-    the browser's first match starts with them."""
+    """Change the settings; with no ``match_id`` the browser's first match starts with them."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     match = stored.match
-    named, counted = match.names, match.game
-    playing = None if game is None else GAMES[GameName(game)]
-    chosen = None
-    if rules is not None:
-        base = match.rules if playing is None or playing == counted else playing.rules
-        chosen = changed_rules(base if preset is None else preset.rules, rules)
+    before = (match.names, match.game)
     match.change(
-        game=playing,
+        game=None if game is None else GAMES[GameName(game)],
         names=names,
         target=target,
-        rules=chosen,
+        rules=_rules(match, rules, game=game, preset=preset),
         preset=preset,
         first_dealer=first_dealer,
         play_on=play_on,
     )
-    repository.save(stored, at=utcnow())
-    db.session.commit()
-    if match.names != named or match.game != counted or match_id is None:  # another series
+    if (match.names, match.game) != before or match_id is None:  # another series
         stored.earlier = series.games_before(owner, match.game.name, match.names, stored.id)
-    push.changed(stored.id)
-    return view(stored)
+    return saved(stored)
 
 
 @writes
 def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> MatchView:
     """Make an unfinished match the one on ``device``'s screen again."""
-    stored = repository.load(owner, match_id, for_update=True)
+    stored = for_writing(owner=owner, match_id=match_id, device=device)
     if stored.match.winner is not None:
         raise MatchIsFinished(
             N_("This match is over; start a new one, or undo its last deal to play on.")
         )
     repository.save(stored, at=utcnow())
-    pin(device=device, match_id=match_id)
     db.session.commit()
     return view(stored)
 

@@ -1,10 +1,9 @@
-"""Devices made by a write without a cookie: forgotten when it recorded nothing, or when
-their cookie never came back, so that requests without cookies leave few behind."""
+"""Devices made without a cookie: forgotten when they record nothing or never come back."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import delete, or_, select
 
@@ -32,15 +31,14 @@ def forget_new(*, device_id: int) -> None:
     db.session.commit()
 
 
-def forget_never_back(*, now: datetime | None = None, most: int = FORGET_AT_ONCE) -> int:
-    """Forget up to ``most`` devices whose cookie never came back, with what their keys
-    hold if no other device holds them; returns how many went."""
-    since = (now or utcnow()) - NEVER_BACK_AFTER
+def forget_never_back() -> int:
+    """Forget some devices whose cookie never came back, and what only their keys hold."""
+    since = utcnow() - NEVER_BACK_AFTER
     stale = db.session.execute(
         select(DeviceRow.id, DeviceRow.owner, DeviceRow.home)
         .where(~DeviceRow.came_back, DeviceRow.created_at < since)
         .order_by(DeviceRow.id)
-        .limit(most)
+        .limit(FORGET_AT_ONCE)
         .with_for_update(skip_locked=True)
     ).all()
     if not stale:

@@ -1,8 +1,4 @@
-"""Which device outranks which on a key: the one that made a link, the ones it brought.
-
-A device with no maker on its key is *first*: it may remove any other device. One that
-came by a link may remove only the devices it brought, directly or through others.
-"""
+"""Which device outranks which on a key: the one that made a link, the ones it brought."""
 
 from __future__ import annotations
 
@@ -35,12 +31,13 @@ def brought(*, owner: str, device_id: int) -> set[int]:
 
 
 def may_remove(*, owner: str, device_id: int) -> set[int]:
+    """A first device (no maker on the key) may remove any other; one that came by a link,
+    only those it brought."""
     makers = _makers(owner)
     if device_id not in makers:
         return set()
-    if makers[device_id] is None:
-        return set(makers) - {device_id}
-    return brought(owner=owner, device_id=device_id) - {device_id}
+    mine = set(makers) if makers[device_id] is None else brought(owner=owner, device_id=device_id)
+    return mine - {device_id}
 
 
 def leaves(*, device_id: int) -> None:
