@@ -130,7 +130,9 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
         ranks.leaves(device_id=device.id)
         # Its links to the key it leaves would bring devices under no one there.
         db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == device.id))
-        row = db.session.get_one(DeviceRow, device.id)
+        row = db.session.get(DeviceRow, device.id)
+        if row is None:  # forgotten by another device meanwhile: the link stays unspent
+            raise Gone(N_("This device is not known here. Reload the page."))
         row.owner, row.home, row.match_id, row.brought_by = giver, home, None, link.device_id
     db.session.commit()
     push.recheck(left)

@@ -8,8 +8,11 @@ from datetime import timedelta
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 
+from counter.game.refusals import Gone
+from counter.services import devices, keys
+from counter.storage.models import Device as DeviceRow
 from counter.storage.models import DeviceLink, Match, db, utcnow
 
 from helpers import api_deal, api_play, api_start, at_once, make_link, same_browser, submit
@@ -333,3 +336,15 @@ def test_a_removed_device_cannot_take_the_key_back_with_a_link_it_made(
 def test_a_device_number_out_of_range_is_not_found(client: FlaskClient, number: str) -> None:
     api_start(client)
     assert submit(client, f"/devices/{number}/forget", confirmed="1").status_code == 404
+
+
+def test_a_device_forgotten_while_it_opens_a_link_is_told_and_the_link_kept(app: Flask) -> None:
+    with app.test_request_context():
+        giver = devices.register(owner=None, label="phone")
+        taker = devices.register(owner=None, label="tablet")
+        token = keys.create_device_link(device=giver)
+        db.session.execute(delete(DeviceRow).where(DeviceRow.id == taker.id))
+        db.session.commit()
+        with pytest.raises(Gone):
+            keys.use_device_link(token=token, device=taker)
+        assert db.session.scalars(select(DeviceLink.used_at)).one() is None
