@@ -30,9 +30,8 @@ from counter.game.scoring import (
     score_deal,
 )
 
-# The script holds no rule of its own: who a rule picks is found by asking scoring about
-# sample deals, so a change to scoring changes this data, or fails here if no pick fits.
-# Who a rule may pick, from the dealer and the player who received the points.
+# The script holds no rule of its own: who a rule picks (from the dealer and the receiver) is
+# found by asking scoring about sample deals, so a change to scoring changes this data too.
 ROLES: dict[str, Callable[[Seat, Seat | None], Seat | None]] = {
     "receiver": lambda _dealer, receiver: receiver,
     "dealer": lambda dealer, _receiver: dealer,
