@@ -98,7 +98,6 @@ class Match:
 
     @property
     def dealers(self) -> list[Seat]:
-        """Who dealt each deal, then who deals the next one."""
         return scoring.dealers(self.first_dealer, self.results)
 
     def running_totals(self) -> list[Standing]:

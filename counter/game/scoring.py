@@ -194,8 +194,6 @@ DEFAULT_RULES = HouseRules()
 
 
 class GameName(StrEnum):
-    """The game of the 66 family a match is played and counted by (counter.game.games)."""
-
     SANTASE = "santase"
     SIXTY_SIX = "sixty_six"
     SCHNAPSEN = "schnapsen"
