@@ -1,12 +1,10 @@
-"""A club evening's rules: who plays whom each round, and the standings, from the results.
-
-Randomness is seeded by the evening and the round, so a round drawn again is the same round.
-"""
+"""A club evening's rules: who plays whom each round (drawn again, the same), the standings."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -36,10 +34,7 @@ class TableSettings:
     game: GameName = GameName.SANTASE
 
     def for_start(self) -> dict[str, Any]:
-        changes = {
-            switch.name: getattr(self.rules, switch.name) for switch in self.rules.switches()
-        }
-        return {"target": self.target, "rules": changes, "game": self.game}
+        return {"target": self.target, "rules": dataclasses.asdict(self.rules), "game": self.game}
 
 
 @dataclass(frozen=True)
@@ -138,17 +133,15 @@ def pairings(
 
 
 def _pair(
-    order: list[int], met: set[frozenset[int | None]], budget: list[int] | None = None
+    order: list[int], met: set[frozenset[int | None]], budget: Iterator[int] | None = None
 ) -> list[Pairing] | None:
-    """The first in order meets the next it has not met, backtracking; None if no such
-    pairing is found within the step budget (then pairs may repeat)."""
-    budget = [PAIRING_STEPS] if budget is None else budget
+    """Pairs not met yet, the first in order with the next it may meet; None past the budget."""
+    budget = iter(range(PAIRING_STEPS)) if budget is None else budget
     if not order:
         return []
     first, rest = order[0], order[1:]
     for index, other in enumerate(rest):
-        budget[0] -= 1
-        if budget[0] < 0:
+        if next(budget, None) is None:
             return None
         if frozenset((first, other)) in met:
             continue
@@ -216,10 +209,9 @@ def next_round(
     seed: str,
 ) -> tuple[int, list[Pairing]] | None:
     """The next round's number and pairings; None when the evening's rounds are over."""
-    played = max((table.round for table in tables), default=0)
     if any(table.winner is None and not table.bye for table in tables):
         raise RoundNotOver(N_("Every table has to finish its match before the next round."))
-    number = played + 1
+    number = max((table.round for table in tables), default=0) + 1
     last = rounds_of(fmt, players, swiss_rounds)
     if last is not None and number > last:
         return None

@@ -1,9 +1,4 @@
-"""A match as a plain object: two players, a target, house rules and the deals so far.
-
-Every change of a match is a method here, and every figure (totals, winner, dealers,
-running totals) is worked out from the deals: nothing is kept beside them. The times
-are given by the caller, so that the game never reads a clock.
-"""
+"""A match as a plain object: every change a method, every figure worked out from the deals."""
 
 from __future__ import annotations
 
@@ -38,8 +33,7 @@ class RequestReused(Conflict):
 
 
 class DealsChanged(Conflict):
-    """A deal that followed another number of deals than the match has: another phone
-    recorded or undid a deal since."""
+    """A deal that followed another number of deals than the match has (another phone's)."""
 
 
 class FirstDealerFixed(Conflict):
@@ -52,8 +46,7 @@ class GameFixed(Conflict):
 
 @dataclass
 class Deal:
-    """One deal's game points, for the player who received them (none for a tie), scored
-    under the house rules of its time."""
+    """One deal's game points for the player who received them (none for a tie)."""
 
     player: Seat | None
     outcome: Outcome
@@ -81,8 +74,6 @@ class Match:
     deals: list[Deal] = field(default_factory=list)
     game: Game = SANTASE
 
-    # --- what the deals come to -----------------------------------------------------------
-
     @property
     def results(self) -> list[DealResult]:
         return [deal.result for deal in self.deals]
@@ -107,11 +98,9 @@ class Match:
 
     @property
     def dealers(self) -> list[Seat]:
-        """Who dealt each deal, then who deals the next one."""
         return scoring.dealers(self.first_dealer, self.results)
 
     def running_totals(self) -> list[Standing]:
-        """The standing after each deal."""
         return scoring.running_totals(self.results, self.target, self.names)
 
     @property
@@ -121,8 +110,6 @@ class Match:
 
     def recorded_by(self, request_id: str) -> Deal | None:
         return next((deal for deal in self.deals if deal.request_id == request_id), None)
-
-    # --- changes --------------------------------------------------------------------------
 
     def record(
         self,
@@ -190,9 +177,8 @@ class Match:
     def correct(
         self, number: int, *, seat: Seat | None, outcome: Outcome | None, at: datetime
     ) -> Deal:
-        """Change who received a past deal's points and why, scored again under the rules
-        it was recorded with (none for ``seat`` keeps its player, unless it becomes a tie).
-        Refused when the match would then be won before its last deal."""
+        """Change who received a past deal's points and why, under the rules it was recorded
+        with (none for ``seat`` keeps its player, unless it becomes a tie)."""
         deal = self.deal(number)
         kind = deal.outcome if outcome is None else outcome
         if seat is None and kind is not Outcome.TIE:
@@ -207,8 +193,7 @@ class Match:
         return deal
 
     def delete(self, number: int) -> Deal:
-        """Remove a past deal; the later ones move up a number. Refused when the match
-        would then be won before its last deal."""
+        """Remove a past deal; the later ones move up a number."""
         self.deal(number)  # refused if there is none
         rest = self.results
         del rest[number - 1]
@@ -226,13 +211,8 @@ class Match:
         play_on: bool = False,
         game: Game | None = None,
     ) -> None:
-        """Rename the players, switch the target, change the house rules (a preset sets
-        them and, unless ``target`` is given, the target) or who deals first.
-
-        A target that a score already reaches is refused; a higher target for a won match
-        takes its win back, and is refused unless ``play_on``. New rules count from the
-        next deal. Who deals first, and the game (a preset of another game changes it),
-        change only before the first deal; a game's own rules and target come with it."""
+        """Change the names, target, house rules (from the next deal), who deals first or the
+        game: a preset or a game brings its own rules and target unless they are given."""
         if first_dealer is not None and first_dealer != self.first_dealer and self.deals:
             raise FirstDealerFixed(N_("Who dealt first can only be changed before the first deal."))
         if preset is not None:
@@ -244,17 +224,12 @@ class Match:
                 raise GameFixed(N_("The game can only be changed before the first deal."))
             target = game.target if target is None else target
             rules = game.rules if rules is None else rules
-        playing = self.game if game is None else game
-        playing.check_target(self.target if target is None else target)
-        playing.check_rules(self.rules if rules is None else rules)
-        now = self.standing
-        if names is not None:
-            now = Standing(now.scores, now.target, names)
-        if target is not None:
-            now = now.with_target(target, play_on=play_on)
-        self.names, self.target = now.names, now.target
-        if rules is not None:
-            self.rules = rules
-        if first_dealer is not None:
-            self.first_dealer = first_dealer
-        self.game = playing
+        game = self.game if game is None else game
+        target = self.target if target is None else target
+        rules = self.rules if rules is None else rules
+        game.check_target(target)
+        game.check_rules(rules)
+        now = Standing(self.standing.scores, self.target, self.names if names is None else names)
+        now = now.with_target(target, play_on=play_on)
+        self.names, self.target, self.rules, self.game = now.names, now.target, rules, game
+        self.first_dealer = self.first_dealer if first_dealer is None else first_dealer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from counter.game.refusals import N_, Invalid
@@ -11,27 +12,17 @@ DEFAULT_NAMES: tuple[str, str] = (N_("Player 1"), N_("Player 2"))
 
 ZERO_WIDTH_JOINER = "\u200d"
 # Removed from names: format characters (bidi controls, invisibles) and what a font may show
-# as nothing; a zero-width joiner or a variation selector stays inside an emoji sequence.
-_INVISIBLE = "Cf"
-_IGNORABLE = (
-    (0x034F, 0x034F),  # combining grapheme joiner
-    (0x115F, 0x1160),  # Hangul fillers
-    (0x17B4, 0x17B5),  # Khmer inherent vowels
-    (0x180B, 0x180F),  # Mongolian variation selectors
-    (0x2800, 0x2800),  # braille blank
-    (0x3164, 0x3164),  # Hangul filler
-    (0xFE00, 0xFE0F),  # variation selectors
-    (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
-    (0xE0100, 0xE01EF),  # variation selectors supplement
+# as nothing (a combining grapheme joiner, Hangul fillers, Khmer inherent vowels, variation
+# selectors, a braille blank); a zero-width joiner or a variation selector stays inside an emoji.
+_IGNORABLE = re.compile(
+    r"[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164"
+    r"\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
 )
 _EMOJI_GLUE = {ZERO_WIDTH_JOINER, *map(chr, range(0xFE00, 0xFE10))}
 
 
 def _ignorable(char: str) -> bool:
-    code = ord(char)
-    return unicodedata.category(char) == _INVISIBLE or any(
-        low <= code <= high for low, high in _IGNORABLE
-    )
+    return unicodedata.category(char) == "Cf" or _IGNORABLE.match(char) is not None
 
 
 def _visible(name: str) -> str:

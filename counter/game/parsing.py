@@ -1,8 +1,4 @@
-"""What a request sends, read into the typed values the services take, or refused with why.
-
-JSON values arrive as JSON has them (``7`` or ``7.0``, never ``true`` or ``"7"``); form and
-query-string values arrive as text and have readers of their own.
-"""
+"""What a request sends, read into the typed values the services take, or refused with why."""
 
 from __future__ import annotations
 
@@ -51,6 +47,7 @@ class NotJson(Malformed):
 
 
 def whole(value: object) -> bool:
+    """A JSON number without a fraction: ``7`` or ``7.0``, never ``true``."""
     if isinstance(value, float):
         return value.is_integer()
     return isinstance(value, int) and not isinstance(value, bool)
@@ -104,7 +101,7 @@ def rule_changes(value: object) -> RuleChanges:
     if not isinstance(value, dict):
         raise Invalid(N_("Send the house rules as an object of switches."))
     switches = {switch.name: switch for switch in HouseRules.switches()}
-    unknown = sorted((str(name) for name in set(value) - set(switches)), key=str)
+    unknown = sorted(str(name) for name in set(value) - set(switches))
     if unknown:
         raise Invalid(N_("There is no house rule called %(name)s."), name=as_sent(unknown[0]))
     chosen: dict[str, StrEnum] = {}
@@ -212,33 +209,29 @@ def not_a_number(field: str) -> Malformed:
     return Malformed(NUMBERS.get(field, N_("A whole number from 1 up is needed here.")))
 
 
-def query_number(raw: str | None, field: str) -> int | None:
-    """ASCII digits, 1 up, at most ten digits after leading zeros; none when absent."""
-    if raw is None:
-        return None
-    digits = raw.lstrip("0")
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= len(digits) <= NUMBER_MAX_DIGITS:
-        raise not_a_number(field)
-    return int(digits)
-
-
-def form_number(raw: str, field: str, *, most: int) -> int | None:
-    if raw == "":
-        return None
+def _digits(raw: str, field: str, *, least: int = 0, most: int = 10**NUMBER_MAX_DIGITS) -> int:
+    """ASCII digits, at most ten of them, from ``least`` to ``most``."""
     if (
         not (raw.isascii() and raw.isdigit())
         or len(raw) > NUMBER_MAX_DIGITS
-        or not 1 <= int(raw) <= most
+        or not least <= int(raw) <= most
     ):
         raise not_a_number(field)
     return int(raw)
 
 
+def query_number(raw: str | None, field: str) -> int | None:
+    """1 up, at most ten digits after leading zeros; none when absent."""
+    return None if raw is None else _digits(raw.lstrip("0"), field, least=1)
+
+
+def form_number(raw: str, field: str, *, most: int) -> int | None:
+    return None if raw == "" else _digits(raw, field, least=1, most=most)
+
+
 def page_number(raw: str) -> int:
     """0 or too far is for the history to refuse in its words."""
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > NUMBER_MAX_DIGITS:
-        raise not_a_number("page")
-    return int(raw)
+    return _digits(raw, "page")
 
 
 def seat_text(raw: str) -> Seat:
@@ -253,11 +246,9 @@ DRY_RUN = {"1": True, "true": True, "0": False, "false": False}
 
 
 def dry_run(raw: str | None) -> bool:
-    if raw is None:
-        return False
-    if raw not in DRY_RUN:
+    if raw is not None and raw not in DRY_RUN:
         raise Malformed(N_("dry_run must be 1 or 0."))
-    return DRY_RUN[raw]
+    return raw is not None and DRY_RUN[raw]
 
 
 # A string, and a colon after it if it is a key.
@@ -265,8 +256,7 @@ JSON_STRING = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")(\s*:)?')
 
 
 def keys_within(raw: bytes | str, most: int) -> bool:
-    """Whether the JSON text ``raw`` names at most ``most`` different keys, counted without
-    parsing so that a million keys are refused before the parser holds them."""
+    """Whether JSON text names at most ``most`` different keys, counted before it is parsed."""
     if isinstance(raw, bytes):
         raw = raw.decode(json.detect_encoding(raw), "replace")
     keys: set[str] = set()

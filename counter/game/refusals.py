@@ -11,8 +11,7 @@ def N_(message: str) -> str:  # noqa: N802 - the name gettext tools look for
 
 
 class Refusal(Exception):
-    """``message``, marked with :func:`N_`, is translated when shown and filled with
-    ``params`` (which may be refusals in turn)."""
+    """A message marked with :func:`N_`, translated when shown and filled with ``params``."""
 
     def __init__(self, message: str, **params: object) -> None:
         super().__init__(message % params if params else message)

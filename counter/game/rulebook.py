@@ -1,18 +1,15 @@
-"""The rules of :mod:`counter.game.scoring` as data, for the page's script (static/standing.js).
-
-The script holds no rule of its own. Who a rule picks (receiver, dealer, other player)
-is found by asking scoring about sample deals, so a change to scoring changes this data,
-or fails here when no pick the script knows describes it.
-"""
+"""The rules of :mod:`counter.game.scoring` as data, for the page's script (static/standing.js)."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from counter.game.games import GAMES, SESSION_WINS, Game
+from counter.game.games import SHOWN as SHOWN
+from counter.game.games import TALLIES as TALLIES
 from counter.game.refusals import Invalid
 from counter.game.scoring import (
     DEFAULT_RULES,
@@ -33,7 +30,8 @@ from counter.game.scoring import (
     score_deal,
 )
 
-# Who a rule may pick, from the dealer and the player who received the points.
+# The script holds no rule of its own: who a rule picks (from the dealer and the receiver) is
+# found by asking scoring about sample deals, so a change to scoring changes this data too.
 ROLES: dict[str, Callable[[Seat, Seat | None], Seat | None]] = {
     "receiver": lambda _dealer, receiver: receiver,
     "dealer": lambda dealer, _receiver: dealer,
@@ -43,13 +41,6 @@ ROLES: dict[str, Callable[[Seat, Seat | None], Seat | None]] = {
 COMPARISONS: dict[str, Callable[[int, int], bool]] = {
     "at_least": lambda score, target: score >= target
 }
-# How a game may show a score to its players.
-SHOWN: dict[str, Callable[[int, int], int]] = {
-    "score": lambda score, _target: score,
-    "left": lambda score, target: max(target - score, 0),  # Schnapsen: still to make
-}
-# Whose tally a won match may add to.
-TALLIES: dict[str, Callable[[Seat], Seat]] = {"winner": lambda won: won, "loser": other}
 # How the games of a series carry over: same game, same two names, either seat
 # (counter.storage.series).
 SERIES = "same_game_and_names_either_seat"
@@ -62,15 +53,20 @@ def for_the_script() -> dict[str, Any]:
         **outcomes(),
         "dealer": {choice.value: _dealer_after(choice) for choice in NextDealer},
         "leader": _role([(leader(1), 1, None), (leader(2), 2, None)]),
-        "reach": _comparison(),
+        "reach": _pick(
+            COMPARISONS,
+            lambda compare: all(
+                compare(score, target) == reaches(score, target)
+                for target in TARGETS
+                for score in (target - 1, target, target + 1)
+            ),
+        ),
         "series": SERIES,
         "games": {game.name.value: _game(game) for game in GAMES.values()},
     }
 
 
 def _game(game: Game) -> dict[str, Any]:
-    """What the script needs of a game: its defaults, what it offers, how it shows a score,
-    and what a won match counts for whom (asked of the game on sample matches)."""
     return {
         "target": game.target,
         "targets": list(game.targets),
@@ -79,21 +75,8 @@ def _game(game: Game) -> dict[str, Any]:
             switch.name: [choice.value for choice in game.choices(switch.name)]
             for switch in HouseRules.switches()
         },
-        "shown": _pick(
-            SHOWN,
-            lambda shown: all(
-                shown(score, target) == game.shown(score, target)
-                for target in game.targets
-                for score in range(target + 4)
-            ),
-        ),
-        "tally": _pick(
-            TALLIES,
-            lambda tally: all(
-                tally(won) == game.tallied(Standing((7, 0) if won == 1 else (0, 7), 7))
-                for won in SEATS
-            ),
-        ),
+        "shown": game.counting,
+        "tally": game.tally.value,
         # Marks of a won match by its shutout rule: [the loser scored, the loser did not].
         "marks": {
             choice.value: [
@@ -102,8 +85,7 @@ def _game(game: Game) -> dict[str, Any]:
             ]
             for choice in Shutout
         },
-        # The matches a player must win to take a session, by its session rule: 1, or 2
-        # for best of three (the pair's matches of that rule, in order: games.sessions).
+        # The matches a player must win to take a session, by its session rule.
         "sessions": {
             choice.value: SESSION_WINS[Session(choice)] for choice in game.choices("session")
         },
@@ -111,10 +93,11 @@ def _game(game: Game) -> dict[str, Any]:
 
 
 def _pick(named: dict[str, Any], agrees: Callable[[Any], bool]) -> str:
+    """The name of the first of ``named`` that ``agrees`` with scoring."""
     for name, each in named.items():
         if agrees(each):
             return name
-    raise ValueError(f"none of {sorted(named)} does what the game does: teach the script one")
+    raise ValueError(f"none of {sorted(named)} does what scoring does: teach the script one")
 
 
 def outcome_under(rules: HouseRules, outcome: Outcome) -> dict[str, Any]:
@@ -126,35 +109,27 @@ def outcome_under(rules: HouseRules, outcome: Outcome) -> dict[str, Any]:
     return {"points": worth, "button": outcome in rules.outcomes}
 
 
-def outcomes() -> dict[str, Any]:
-    """Each outcome under the default rules, and what each house rule's choices make of theirs.
+def _every_outcome_under(**changes: Any) -> dict[str, dict[str, Any]]:
+    rules = dataclasses.replace(DEFAULT_RULES, **changes)
+    return {outcome.value: outcome_under(rules, outcome) for outcome in Outcome}
 
-    ``choices[rule][choice]`` holds only the outcomes that rule decides; no outcome is
-    decided by two rules, so any combination is the defaults with each choice applied
-    (tests/test_rulebook.py checks every combination).
-    """
-    default = {outcome.value: outcome_under(DEFAULT_RULES, outcome) for outcome in Outcome}
+
+def outcomes() -> dict[str, Any]:
+    """Each outcome under the default rules, and under each rule's choices those it decides (no
+    outcome is decided by two, so any combination folds: tests/unit/test_rulebook.py)."""
+    default = _every_outcome_under()
     choices: dict[str, dict[str, dict[str, Any]]] = {}
     for switch in HouseRules.switches():
         under = {
-            choice.value: {
-                outcome.value: outcome_under(
-                    dataclasses.replace(
-                        DEFAULT_RULES, **cast(dict[str, Any], {switch.name: choice})
-                    ),
-                    outcome,
-                )
-                for outcome in Outcome
-            }
-            for choice in switch.kind
+            choice.value: _every_outcome_under(**{switch.name: choice}) for choice in switch.kind
         }
-        decided = {
-            outcome.value
-            for outcome in Outcome
-            if len({repr(each[outcome.value]) for each in under.values()}) > 1
-        }
+        decided = sorted(
+            outcome
+            for outcome in default
+            if len({repr(each[outcome]) for each in under.values()}) > 1
+        )
         choices[switch.name] = {
-            choice: {outcome: each[outcome] for outcome in sorted(decided)}
+            choice: {outcome: each[outcome] for outcome in decided}
             for choice, each in under.items()
         }
     return {"rule_names": list(choices), "outcomes": default, "choices": choices}
@@ -163,33 +138,20 @@ def outcomes() -> dict[str, Any]:
 def _dealer_after(choice: NextDealer) -> dict[str, str]:
     """Who deals after a won deal and after a tie under ``choice``, as roles."""
     rules = dataclasses.replace(DEFAULT_RULES, next_dealer=choice)
-    won: list[tuple[Seat, Seat, Seat | None]] = [
-        (next_dealer(dealer, DealResult(receiver, Outcome.NORMAL, 1, rules)), dealer, receiver)
-        for dealer in SEATS
-        for receiver in SEATS
-    ]
-    tie: list[tuple[Seat, Seat, Seat | None]] = [
-        (next_dealer(dealer, DealResult(None, Outcome.TIE, 0, rules)), dealer, None)
-        for dealer in SEATS
-    ]
-    return {"won": _role(won), "tie": _role(tie)}
+    deals = {
+        "won": [DealResult(receiver, Outcome.NORMAL, 1, rules) for receiver in SEATS],
+        "tie": [DealResult(None, Outcome.TIE, 0, rules)],
+    }
+    return {
+        kind: _role(
+            [(next_dealer(dealer, deal), dealer, deal.player) for dealer in SEATS for deal in each]
+        )
+        for kind, each in deals.items()
+    }
 
 
 def _role(cases: list[tuple[Seat, Seat, Seat | None]]) -> str:
     """The role that gives the seat of every case (seat, dealer, receiver)."""
-    for name, pick in ROLES.items():
-        if all(pick(dealer, receiver) == seat for seat, dealer, receiver in cases):
-            return name
-    raise ValueError(f"no role of {sorted(ROLES)} picks the seats {cases}: teach the script one")
-
-
-def _comparison() -> str:
-    """How a score is compared with a target, found from scoring on every target's edge."""
-    for name, compare in COMPARISONS.items():
-        if all(
-            compare(score, target) == reaches(score, target)
-            for target in TARGETS
-            for score in (target - 1, target, target + 1)
-        ):
-            return name
-    raise ValueError("no comparison the script knows says when a score reaches a target")
+    return _pick(
+        ROLES, lambda pick: all(pick(dealer, receiver) == seat for seat, dealer, receiver in cases)
+    )

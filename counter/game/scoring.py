@@ -1,16 +1,11 @@
-"""The rules of Santase scoring: deal outcomes, the house rules, their points and the standing.
+"""The rules of Santase scoring: deal outcomes, the house rules, their points and the standing."""
 
-Pure Python (no Flask, SQL or HTTP). The rest of the project asks this module what a deal
-is worth, who deals and who has won; the page's script gets the same answers as data
-(:mod:`counter.game.rulebook`). The rules are those of templates/rules/.
-"""
-
-import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
-from typing import Any, Literal, cast
+from functools import cache, reduce
+from itertools import accumulate
+from typing import Any, Literal
 
 from counter.game.refusals import N_, Conflict, Invalid
 
@@ -49,9 +44,8 @@ POINTS: dict[Outcome, int] = {
 }
 
 
-# --- house rules -----------------------------------------------------------------------
-# A house rule is one field of HouseRules (an enum, its default, its words); the API, the
-# export, the database columns, the forms and the page's script are derived from them.
+# A house rule is one field of HouseRules (an enum, its default) and its words in RULE_WORDS;
+# the API, the export, the database columns, the forms and the page's script derive from them.
 
 
 class FailedClose(StrEnum):
@@ -75,16 +69,14 @@ class NextDealer(StrEnum):
 
 
 class Shutout(StrEnum):
-    """What a match won while the loser never scored counts in the tally: a 7:0 in
-    Sixty-six, a Schneider-Bummerl in Schnapsen."""
+    """What a match won to nil counts: a 7:0 in Sixty-six, a Schneider-Bummerl in Schnapsen."""
 
     ONCE = "once"
     TWICE = "twice"
 
 
 class Session(StrEnum):
-    """How many matches of a pair a session is: one, or best of three "like in tennis"
-    (schnopsn.com), won by the first to win two (counter.game.games.open_set)."""
+    """One match, or best of three "like in tennis" (schnopsn.com): the first to win two."""
 
     ONE = "one"
     BEST_OF_THREE = "best_of_three"
@@ -97,8 +89,43 @@ class Ties(StrEnum):
     NO_POINTS = "no_points"  # recorded: no points to anyone; who deals next is next_dealer's
 
 
-def _words(label: str, choices: Mapping[StrEnum, str]) -> dict[str, Any]:
-    return {"label": label, "choices": choices}
+# Each house rule's label and the words of its choices, in the order forms show them.
+RULE_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
+    "failed_close": (
+        N_("Failed close"),
+        {
+            FailedClose.BY_TRICKS: N_("2 (3 if the opponent had no trick)"),
+            FailedClose.ALWAYS_3: N_("always 3"),
+            FailedClose.ALWAYS_2: N_("always 2"),
+        },
+    ),
+    "wrong_claim": (
+        N_("Wrong 66"),
+        {
+            WrongClaim.ALWAYS_2: N_("always 2"),
+            WrongClaim.BY_TRICKS: N_("2 (3 if the opponent had no trick)"),
+        },
+    ),
+    "next_dealer": (
+        N_("Who deals"),
+        {
+            NextDealer.WINNER: N_("the winner of the deal"),
+            NextDealer.ALTERNATE: N_("each player in turn"),
+        },
+    ),
+    "ties": (
+        N_("Deal at 65:65"),
+        {Ties.NOT_RECORDED: N_("not recorded"), Ties.NO_POINTS: N_("recorded, 0 points")},
+    ),
+    "shutout": (
+        N_("Match won to nil"),
+        {Shutout.ONCE: N_("counts once"), Shutout.TWICE: N_("counts twice")},
+    ),
+    "session": (
+        N_("Session"),
+        {Session.ONE: N_("one match"), Session.BEST_OF_THREE: N_("best of three")},
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -116,82 +143,20 @@ class Switch:
 class HouseRules:
     """The variants a table plays by, per match; a deal keeps those it was recorded under."""
 
-    failed_close: FailedClose = field(
-        default=FailedClose.BY_TRICKS,
-        metadata=_words(
-            N_("Failed close"),
-            {
-                FailedClose.BY_TRICKS: N_("2 (3 if the opponent had no trick)"),
-                FailedClose.ALWAYS_3: N_("always 3"),
-                FailedClose.ALWAYS_2: N_("always 2"),
-            },
-        ),
-    )
-    wrong_claim: WrongClaim = field(
-        default=WrongClaim.ALWAYS_2,
-        metadata=_words(
-            N_("Wrong 66"),
-            {
-                WrongClaim.ALWAYS_2: N_("always 2"),
-                WrongClaim.BY_TRICKS: N_("2 (3 if the opponent had no trick)"),
-            },
-        ),
-    )
-    next_dealer: NextDealer = field(
-        default=NextDealer.WINNER,
-        metadata=_words(
-            N_("Who deals"),
-            {
-                NextDealer.WINNER: N_("the winner of the deal"),
-                NextDealer.ALTERNATE: N_("each player in turn"),
-            },
-        ),
-    )
-    ties: Ties = field(
-        default=Ties.NOT_RECORDED,
-        metadata=_words(
-            N_("Deal at 65:65"),
-            {
-                Ties.NOT_RECORDED: N_("not recorded"),
-                Ties.NO_POINTS: N_("recorded, 0 points"),
-            },
-        ),
-    )
-
-    shutout: Shutout = field(
-        default=Shutout.ONCE,
-        metadata=_words(
-            N_("Match won to nil"),
-            {
-                Shutout.ONCE: N_("counts once"),
-                Shutout.TWICE: N_("counts twice"),
-            },
-        ),
-    )
-    session: Session = field(
-        default=Session.ONE,
-        metadata=_words(
-            N_("Session"),
-            {
-                Session.ONE: N_("one match"),
-                Session.BEST_OF_THREE: N_("best of three"),
-            },
-        ),
-    )
+    failed_close: FailedClose = FailedClose.BY_TRICKS
+    wrong_claim: WrongClaim = WrongClaim.ALWAYS_2
+    next_dealer: NextDealer = NextDealer.WINNER
+    ties: Ties = Ties.NOT_RECORDED
+    shutout: Shutout = Shutout.ONCE
+    session: Session = Session.ONE
 
     @staticmethod
     @cache
     def switches() -> tuple[Switch, ...]:
         """Every house rule, in the order forms show them."""
         return tuple(
-            Switch(
-                name=each.name,
-                kind=type(cast(StrEnum, each.default)),
-                default=cast(StrEnum, each.default),
-                label=each.metadata["label"],
-                choices=each.metadata["choices"],
-            )
-            for each in dataclasses.fields(HouseRules)
+            Switch(name, type(default), default, *RULE_WORDS[name])
+            for name, default in vars(HouseRules()).items()
         )
 
     def as_dict(self) -> dict[str, str]:
@@ -200,11 +165,9 @@ class HouseRules:
 
     def points(self, outcome: Outcome) -> int:
         """Game points the receiving player gets for ``outcome`` under these rules."""
-        if outcome in (Outcome.FAILED_CLOSE, Outcome.FAILED_CLOSE_NO_TRICK):
-            if self.failed_close is FailedClose.ALWAYS_3:
-                return 3
-            if self.failed_close is FailedClose.ALWAYS_2:
-                return 2
+        closed = outcome in (Outcome.FAILED_CLOSE, Outcome.FAILED_CLOSE_NO_TRICK)
+        if closed and self.failed_close is not FailedClose.BY_TRICKS:
+            return 3 if self.failed_close is FailedClose.ALWAYS_3 else 2
         if outcome is Outcome.WRONG_CLAIM_NO_TRICK and self.wrong_claim is WrongClaim.BY_TRICKS:
             return 3
         return POINTS[outcome]
@@ -212,18 +175,15 @@ class HouseRules:
     @property
     def outcomes(self) -> list[Outcome]:
         """The outcomes worth a button of their own: a "no trick" variant only where it pays."""
-        hidden = set()
-        if self.failed_close is not FailedClose.BY_TRICKS:
-            hidden.add(Outcome.FAILED_CLOSE_NO_TRICK)
-        if self.wrong_claim is not WrongClaim.BY_TRICKS:
-            hidden.add(Outcome.WRONG_CLAIM_NO_TRICK)
-        if self.ties is Ties.NOT_RECORDED:
-            hidden.add(Outcome.TIE)
-        return [outcome for outcome in Outcome if outcome not in hidden]
+        hidden = {
+            Outcome.FAILED_CLOSE_NO_TRICK: self.failed_close is not FailedClose.BY_TRICKS,
+            Outcome.WRONG_CLAIM_NO_TRICK: self.wrong_claim is not WrongClaim.BY_TRICKS,
+            Outcome.TIE: self.ties is Ties.NOT_RECORDED,
+        }
+        return [outcome for outcome in Outcome if not hidden.get(outcome)]
 
     def as_table(self) -> dict[str, Any]:
-        """What a client needs to score a tap before the server answers: the points of each
-        outcome these rules offer, and ``next_dealer``."""
+        """What a client needs to score a tap before the server answers."""
         return {
             "points": {outcome.value: self.points(outcome) for outcome in self.outcomes},
             "next_dealer": self.next_dealer.value,
@@ -234,8 +194,6 @@ DEFAULT_RULES = HouseRules()
 
 
 class GameName(StrEnum):
-    """The game of the 66 family a match is played and counted by (counter.game.games)."""
-
     SANTASE = "santase"
     SIXTY_SIX = "sixty_six"
     SCHNAPSEN = "schnapsen"
@@ -256,8 +214,8 @@ class Preset:
     game: GameName = GameName.SANTASE
 
 
-# Each preset is the scoring of one of the rule families the rules page describes; one
-# of another game changes the match's game, before its first deal.
+# The scoring of each rule family the rules page describes; one of another game changes the
+# match's game, before its first deal.
 PRESETS: dict[str, Preset] = {
     "santase": Preset(N_("Santase to 11"), DEFAULT_RULES, 11),
     # Bulgarian online clubs.
@@ -269,9 +227,6 @@ PRESETS: dict[str, Preset] = {
     "sixty_six": Preset(N_("Sixty-six to 7"), SIXTY_SIX_RULES, 7, GameName.SIXTY_SIX),
     "schnapsen": Preset(N_("Schnapsen: a Bummerl"), SCHNAPSEN_RULES, 7, GameName.SCHNAPSEN),
 }
-
-
-# --- refusals of the rules ---------------------------------------------------------------
 
 
 class MatchFinished(Conflict):
@@ -294,13 +249,9 @@ class TooManyDeals(Conflict):
     """A match that already holds as many deals as the counter keeps in one."""
 
 
-# --- deals and the standing ---------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class DealResult:
-    """One recorded deal; ``player`` is None for a tie, ``rules`` those it was recorded under
-    (they score its correction and say who deals after it)."""
+    """One recorded deal (``player`` None for a tie) and the rules it was recorded under."""
 
     player: Seat | None
     outcome: Outcome
@@ -319,10 +270,7 @@ class Standing:
     @property
     def winner(self) -> Seat | None:
         """The seat that reached the target; deals stop there, so at most one."""
-        for seat in SEATS:
-            if reaches(self.score(seat), self.target):
-                return seat
-        return None
+        return next((seat for seat in SEATS if reaches(self.score(seat), self.target)), None)
 
     @property
     def finished(self) -> bool:
@@ -351,7 +299,10 @@ class Standing:
                 name=self.name(winner),
                 score=self.score_of(winner),
             )
-        return Standing(added(self.scores, deal), self.target, self.names)
+        first, second = self.scores
+        first += deal.points * (deal.player == 1)
+        second += deal.points * (deal.player == 2)
+        return Standing((first, second), self.target, self.names)
 
     def with_target(self, target: int, *, play_on: bool = False) -> "Standing":
         """The standing under ``target``; refused if that would end the match now, or (without
@@ -383,16 +334,6 @@ class Standing:
         return Standing(self.scores, target, self.names)
 
 
-def added(scores: tuple[int, int], deal: DealResult) -> tuple[int, int]:
-    """Both totals once ``deal``'s points go to the player who received them."""
-    first, second = scores
-    if deal.player == 1:
-        first += deal.points
-    elif deal.player == 2:
-        second += deal.points
-    return (first, second)
-
-
 def score_deal(
     player: Seat | None, outcome: Outcome, rules: HouseRules = DEFAULT_RULES
 ) -> DealResult:
@@ -409,12 +350,12 @@ def score_deal(
 
 def check_points(deal: DealResult) -> None:
     """Refuse a deal whose points are not what its outcome earns under its rules."""
-    scored = score_deal(deal.player, deal.outcome, deal.rules)
-    if scored.points != deal.points:
+    points = score_deal(deal.player, deal.outcome, deal.rules).points
+    if points != deal.points:
         raise Invalid(
             N_("%(outcome)s is worth %(points)s under its house rules, not %(given)s."),
             outcome=deal.outcome.value,
-            points=scored.points,
+            points=points,
             given=deal.points,
         )
 
@@ -424,8 +365,7 @@ def other(seat: Seat) -> Seat:
 
 
 def next_dealer(dealer: Seat, deal: DealResult) -> Seat:
-    """Who deals after ``deal``, by its rules: in turn, the other player even after a tie;
-    otherwise the deal's winner, or after a tie the same dealer again."""
+    """Who deals after ``deal``: in turn (a tie too), or its winner (after a tie the same)."""
     if deal.rules.next_dealer is NextDealer.ALTERNATE:
         return other(dealer)
     return dealer if deal.player is None else deal.player
@@ -443,75 +383,51 @@ def reaches(score: int, target: int) -> bool:
 
 def dealers(first: Seat, deals: Sequence[DealResult]) -> list[Seat]:
     """Who dealt each deal, then who deals next (one more than there are deals)."""
-    sequence = [first]
-    for deal in deals:
-        sequence.append(next_dealer(sequence[-1], deal))
-    return sequence
+    seats: Iterable[Seat] = accumulate(deals, next_dealer, initial=first)
+    return list(seats)
 
 
-def walk(
+def running_totals(
     deals: Iterable[DealResult],
     target: int,
     names: tuple[str, str] = ("1", "2"),
     *,
     start: tuple[int, int] = (0, 0),
-) -> Iterator[Standing]:
-    """The standing after each deal in turn, from ``start``; a deal after the match is won
-    is refused (:class:`MatchFinished`)."""
-    current = Standing(start, target, names)
-    for deal in deals:
-        current = current.after(deal)
-        yield current
+) -> list[Standing]:
+    """The standing after each deal, from ``start``; refused after the match is won."""
+    return list(accumulate(deals, Standing.after, initial=Standing(start, target, names)))[1:]
 
 
 def standing(
     deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
-    """The standing after ``deals``, refused as :func:`walk` refuses, without its
-    per-deal standings."""
-    scores = (0, 0)
-    for deal in deals:
-        if reaches(scores[0], target) or reaches(scores[1], target):
-            Standing(scores, target, names).after(deal)  # refused there
-        scores = added(scores, deal)
-    return Standing(scores, target, names)
+    """The standing after ``deals``; refused after the match is won (:class:`MatchFinished`)."""
+    return reduce(Standing.after, deals, Standing((0, 0), target, names))
 
 
 def replay(
     deals: Sequence[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
-    """The standing of a corrected list of deals; refused if it has too many, or if the match
-    would be won before its last deal."""
+    """The standing of a corrected list of deals, refused if too long or won before its end."""
     if len(deals) > MAX_DEALS_PER_MATCH:
         raise TooManyDeals(
             N_("A match keeps at most %(most)s deals; this one would have %(count)s."),
             most=MAX_DEALS_PER_MATCH,
             count=len(deals),
         )
-    totals: list[Standing] = []
-    try:
-        for after in walk(deals, target, names):
-            totals.append(after)
-    except MatchFinished:
-        raise CorrectionWouldEndMatch(
-            N_(
-                "With that change the match would already be won at deal %(number)s, "
-                "and deals were recorded after it. Correct or delete those first."
-            ),
-            number=len(totals),
-        ) from None
-    return totals[-1] if totals else Standing((0, 0), target, names)
-
-
-def running_totals(
-    deals: Sequence[DealResult],
-    target: int,
-    names: tuple[str, str] = ("1", "2"),
-    *,
-    start: tuple[int, int] = (0, 0),
-) -> list[Standing]:
-    """The standing after each deal, ``start`` being the totals before the first."""
-    return list(walk(deals, target, names, start=start))
+    current = Standing((0, 0), target, names)
+    for number, deal in enumerate(deals):
+        try:
+            current = current.after(deal)
+        except MatchFinished:
+            raise CorrectionWouldEndMatch(
+                N_(
+                    "With that change the match would already be won at deal %(number)s, "
+                    "and deals were recorded after it. Correct or delete those first."
+                ),
+                number=number,
+            ) from None
+    return current
 
 
 def check_room(deal_count: int) -> None:
