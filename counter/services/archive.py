@@ -126,11 +126,8 @@ def read_document(raw: bytes | str) -> list[game.Match]:
             count=len(found),
             most=MAX_MATCHES,
         )
-    deals = sum(
-        len(match["deals"])
-        for match in found
-        if isinstance(match, dict) and isinstance(match.get("deals"), list)
-    )
+    lists = [m["deals"] for m in found if isinstance(m, dict) and isinstance(m.get("deals"), list)]
+    deals = sum(map(len, lists))
     if deals > MAX_DEALS_PER_BROWSER:
         raise TooLarge(
             N_("The file holds %(count)s deals; one import takes at most %(most)s."),
@@ -237,8 +234,7 @@ def preview(*, owner: str | None, matches: list[game.Match]) -> ImportReport:
 def import_matches(
     *, owner: str, matches: list[game.Match], device_id: int | None = None
 ) -> ImportReport:
-    """Store the matches this browser lacks, all in one transaction or none, counting the caps
-    under the browser's write lock; with ``device_id``, only if that device still holds the key."""
+    """Store the matches this browser lacks, all or none, while ``device_id`` holds the key."""
     try:
         return _store(owner=owner, matches=matches, device_id=device_id)
     except IntegrityError:

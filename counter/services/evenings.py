@@ -18,7 +18,7 @@ from counter.game.refusals import N_, Conflict, Gone, Invalid, NotFound
 from counter.game.scoring import PRESETS, TARGETS
 from counter.services import matches
 from counter.services.read_models import MatchView
-from counter.services.tokens import queryable
+from counter.services.sharing import queryable
 from counter.storage import push, repository
 from counter.storage.models import Evening, EveningPlayer, EveningTable, db, utcnow
 from counter.storage.transactions import writes
@@ -325,8 +325,7 @@ def table_match(*, token: str) -> MatchView:
 def table_host(
     *, tokens: list[str], match_id: int, asking: str | None, writing: bool
 ) -> str | None:
-    """The host's key, for a match one of these table links opens; another's write is refused
-    once the evening ended or the match was awarded."""
+    """The host's key if one of these links opens the match; another's write once closed is Gone."""
     usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
     found = _LINKED.where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
     row = db.session.execute(found.limit(1)).one_or_none()

@@ -8,10 +8,16 @@ from sqlalchemy import select
 
 from counter.game.refusals import N_, NotFound
 from counter.services.read_models import MatchView, view
-from counter.services.tokens import queryable
 from counter.storage import push, repository
 from counter.storage.models import Match, db
 from counter.storage.transactions import writes
+
+TOKEN_MAX_LENGTH = 32
+
+
+def queryable(token: str) -> bool:
+    """Whether a link's token may be looked up: PostgreSQL refuses a NUL in text."""
+    return token.isascii() and token.isprintable() and len(token) <= TOKEN_MAX_LENGTH
 
 
 @writes

@@ -44,7 +44,7 @@ def check_start(*, owner: str, uid: str, settings: str, exists: bool) -> None:
     """Refuse a ``uid`` whose match was deleted (not ``exists``) or had other ``settings``."""
     found = db.session.scalar(select(Spent).where(Spent.digest == _digest("uid", owner, uid)))
     if found is None:
-        return  # new, or imported, or from before migration 0010
+        return  # new, or imported
     if not exists:
         raise UidReused(N_("The match with that uid was deleted; nothing was started."))
     if found.settings_digest not in (None, settings):
@@ -92,7 +92,7 @@ def request_spent(
     found = db.session.connection().execute(statement).first()
     if found is None:
         return False
-    # None: spent before the deal was kept with it.
+    # None: spent without a hash of its deal.
     if found.settings_digest not in (None, _deal_digest(seat, outcome)):
         raise RequestReused(
             N_(
