@@ -61,19 +61,13 @@ class PairStats:
 
 def statistics(*, owner: str | None) -> list[PairStats]:
     """Every pair of players of this browser in each game, the most matches first."""
-    if owner is None:
-        return []
     columns = Match.id, Match.player1, Match.player2, Match.won_by, Match.game, Match.marks
     found = select(*columns, Match.__table__.c.session).where(Match.owner == owner)
     matches = db.session.execute(found.order_by(Match.id)).all()
-    deals = db.session.execute(
-        select(Deal.match_id, Deal.player, Deal.outcome, func.count())
-        .join(Match, Match.id == Deal.match_id)
-        .where(Match.owner == owner)
-        .group_by(Deal.match_id, Deal.player, Deal.outcome)
-    ).all()
+    counted = Deal.match_id, Deal.player, Deal.outcome
+    deals = select(*counted, func.count()).join(Deal.match).where(Match.owner == owner)
     per_match: dict[int, list[tuple[int | None, str, int]]] = {}
-    for match_id, player, outcome, count in deals:
+    for match_id, player, outcome, count in db.session.execute(deals.group_by(*counted)):
         per_match.setdefault(match_id, []).append((player, outcome, count))
 
     pairs: dict[tuple[GameName, frozenset[str]], PairStats] = {}
