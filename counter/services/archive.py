@@ -173,16 +173,7 @@ def _checked_match(position: int, match: object) -> game.Match:
         raise kind(
             N_("Match %(position)s of the file: %(problem)s"), position=position, problem=error
         ) from None
-    return game.Match(
-        uid=uid,
-        names=players,
-        created_at=created_at,
-        target=target,
-        first_dealer=first_dealer,
-        rules=rules,
-        deals=deals,
-        game=played,
-    )
+    return game.Match(uid, players, created_at, target, first_dealer, rules, deals, played)
 
 
 def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> game.Deal:
