@@ -1,12 +1,4 @@
-"""Export a browser's matches (rows for a spreadsheet, JSON for another browser) and import them.
-
-An import is checked whole before anything is stored: every match must be one
-the rules allow, deal by deal, each deal worth what its outcome earns under its
-house rules. Matches keep their uid, so a file imported twice adds its matches
-once. The matches are then stored in one transaction, whole or not at all: an
-import cut short leaves nothing behind, and importing the same file again
-brings it whole.
-"""
+"""Export a browser's matches (rows for a spreadsheet, JSON for another browser); import them."""
 
 from __future__ import annotations
 
@@ -34,24 +26,18 @@ from counter.storage.transactions import writes
 
 FORMAT = "santase-counter"
 VERSION = 3
-# Version 1 had no house rules per deal (they are the match's); 1 and 2 had no game
-# (it is the one their rules are: counter.game.games.game_of).
-READS = (1, 2, 3)
+READS = (1, 2, 3)  # 1 has no rules per deal (the match's); 1 and 2 no game (games.game_of)
 DOCUMENT_FIELDS = {"format", "version", "exported_at", "matches"}
 MATCH_FIELDS = {"uid", "target", "players", "rules", "first_dealer", "created_at", "deals"}
 DEAL_FIELDS = {"number", "player", "outcome", "points", "created_at", "corrected_at"}
-# A browser's whole history fits one import: years of matches at a table. These
-# bound both what one import takes and what one browser keeps.
+# What one import takes and one browser keeps: a browser's whole history fits one import.
 MAX_MATCHES = MAX_MATCHES_PER_BROWSER
 MAX_DEALS_PER_BROWSER = 60_000
-# Matches inserted by one statement (with their deals by the next): the rows of one
-# statement are built in memory at once, so a batch bounds what that costs.
-BATCH_MATCHES = 200
+BATCH_MATCHES = 200  # matches inserted by one statement, whose rows are built in memory at once
 
 
 def export_document(*, owner: str | None) -> Iterator[str]:
-    """Every match of this browser, with its deals, as the JSON text that import reads:
-    in pieces, a match at a time, read from the database a batch at a time."""
+    """The JSON text that import reads, in pieces: a match at a time, read a batch at a time."""
     head = {"format": FORMAT, "version": VERSION, "exported_at": iso_utc(utcnow())}
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "matches": ['
     for number, stored in enumerate(repository.each_of(owner)):
@@ -88,8 +74,6 @@ def _exported(match: game.Match) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ExportRow:
-    """One deal of the spreadsheet export, with the match around it and both running totals."""
-
     match: game.Match
     number: int
     deal: game.Deal
@@ -105,20 +89,14 @@ def export_rows(*, owner: str | None) -> Iterator[ExportRow]:
             yield ExportRow(match=match, number=number, deal=deal, scores=after.scores)
 
 
-# Objects and lists an export of the largest import holds: the document, each match with
-# its rules and its two lists, each deal with its rules; and brackets in names. A file
-# with more is no export, and is refused before it costs the memory of reading it.
-# An export names some twenty different keys in all; a file that names many more is no
-# export, and is refused before reading it costs the memory of keeping every one.
+# An export of the largest import has no more objects and lists (brackets in names too),
+# and names some twenty keys: a file with more is refused before reading it costs memory.
 MOST_KEYS = 64
 MAX_BRACKETS = 2 * MAX_DEALS_PER_BROWSER + 3 * MAX_MATCHES + 2 * NAME_MAX_LENGTH * MAX_MATCHES + 10
 
 
 def read_document(raw: bytes | str) -> list[game.Match]:
-    """The matches of an exported file, each checked against the rules; or a clear refusal.
-
-    UTF-8, UTF-16 and UTF-32 files are read alike.
-    """
+    """The matches of an export (UTF-8, -16 or -32), each checked whole; or a clear refusal."""
     text = raw if isinstance(raw, str) else raw.decode("latin-1")  # brackets are ASCII
     if text.count("[") + text.count("{") > MAX_BRACKETS or not parsing.keys_within(raw, MOST_KEYS):
         raise TooLarge(N_("This file holds far more than an export of the counter can."))
@@ -148,11 +126,8 @@ def read_document(raw: bytes | str) -> list[game.Match]:
             count=len(found),
             most=MAX_MATCHES,
         )
-    deals = sum(
-        len(match["deals"])
-        for match in found
-        if isinstance(match, dict) and isinstance(match.get("deals"), list)
-    )
+    lists = [m["deals"] for m in found if isinstance(m, dict) and isinstance(m.get("deals"), list)]
+    deals = sum(map(len, lists))
     if deals > MAX_DEALS_PER_BROWSER:
         raise TooLarge(
             N_("The file holds %(count)s deals; one import takes at most %(most)s."),
@@ -165,13 +140,13 @@ def read_document(raw: bytes | str) -> list[game.Match]:
         found[index] = None  # read: one copy of a big file in memory at a time, not two
     seen: dict[str, int] = {}
     for position, match in enumerate(matches, 1):
-        if match.uid in seen:
+        first = seen.setdefault(match.uid, position)
+        if first != position:
             raise Invalid(
                 N_("Matches %(first)s and %(second)s of the file have the same uid."),
-                first=seen[match.uid],
+                first=first,
                 second=position,
             )
-        seen[match.uid] = position
     return matches
 
 
@@ -198,16 +173,7 @@ def _checked_match(position: int, match: object) -> game.Match:
         raise kind(
             N_("Match %(position)s of the file: %(problem)s"), position=position, problem=error
         ) from None
-    return game.Match(
-        uid=uid,
-        names=players,
-        created_at=created_at,
-        target=target,
-        first_dealer=first_dealer,
-        rules=rules,
-        deals=deals,
-        game=played,
-    )
+    return game.Match(uid, players, created_at, target, first_dealer, rules, deals, played)
 
 
 def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> game.Deal:
@@ -239,27 +205,17 @@ def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> game.De
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What an import adds: matches new to this browser, and those it already has."""
-
     new: list[game.Match]
     present: list[game.Match]
 
 
-def _present(owner: str | None, uids: list[str]) -> set[str]:
-    if owner is None or not uids:
-        return set()
-    have: set[str] = set()
-    for start in range(0, len(uids), 500):
-        chunk = uids[start : start + 500]
-        have.update(
-            db.session.scalars(select(Match.uid).where(Match.owner == owner, Match.uid.in_(chunk)))
-        )
-    return have
-
-
 def preview(*, owner: str | None, matches: list[game.Match]) -> ImportReport:
     """Which matches of a checked file this browser lacks, and which it has already."""
-    have = _present(owner, [match.uid for match in matches])
+    have: set[str] = set()
+    for start in range(0, len(matches), 500):
+        uids = [match.uid for match in matches[start : start + 500]]
+        found = select(Match.uid).where(Match.owner == owner, Match.uid.in_(uids))
+        have.update(db.session.scalars(found))
     return ImportReport(
         new=[match for match in matches if match.uid not in have],
         present=[match for match in matches if match.uid in have],
@@ -269,15 +225,7 @@ def preview(*, owner: str | None, matches: list[game.Match]) -> ImportReport:
 def import_matches(
     *, owner: str, matches: list[game.Match], device_id: int | None = None
 ) -> ImportReport:
-    """Store the matches this browser lacks, all in one transaction or none of them.
-
-    The caps are counted inside that transaction, under the browser's write lock
-    (:mod:`counter.storage.owner_lock`), so imports, starts and hand-overs at the
-    same moment never take a browser past them. An import cut short (a worker
-    killed, a lost connection, a timeout) stores nothing: importing the same file
-    again brings it whole. With ``device_id``, that device must still hold the key when
-    the import commits (it may have been removed, or have left it, meanwhile).
-    """
+    """Store the matches this browser lacks, all or none, while ``device_id`` holds the key."""
     try:
         return _store(owner=owner, matches=matches, device_id=device_id)
     except IntegrityError:

@@ -1,8 +1,4 @@
-"""Club evenings: start one, draw its rounds, seat late players, withdraw, end it.
-
-Only the evening, its players and its tables (each an ordinary match) are kept; pairings
-and standings are asked of :mod:`counter.game.evening` from the tables' matches.
-"""
+"""Club evenings: start one, draw its rounds, seat late players, withdraw, end it."""
 
 from __future__ import annotations
 
@@ -22,7 +18,7 @@ from counter.game.refusals import N_, Conflict, Gone, Invalid, NotFound
 from counter.game.scoring import PRESETS, TARGETS
 from counter.services import matches
 from counter.services.read_models import MatchView
-from counter.services.tokens import queryable
+from counter.services.sharing import queryable
 from counter.storage import push, repository
 from counter.storage.models import Evening, EveningPlayer, EveningTable, db, utcnow
 from counter.storage.transactions import writes
@@ -107,11 +103,14 @@ def list_evenings(*, owner: str | None) -> list[tuple[int, str, datetime, bool]]
     return [(a, b, c, bool(d)) for a, b, c, d in db.session.execute(found)]
 
 
-def _row(owner: str | None, evening_id: int, *, for_update: bool = False) -> Evening:
+def _row(owner: str | None, evening_id: int, *, writing: bool = False) -> Evening:
+    """The host's evening; locked, and refused once ended, when ``writing``."""
     found = select(Evening).where(Evening.id == evening_id, Evening.owner == owner)
-    row: Evening | None = db.session.scalar(found.with_for_update() if for_update else found)
+    row: Evening | None = db.session.scalar(found.with_for_update() if writing else found)
     if row is None:
         raise NotFound(N_("There is no evening %(id)s in this browser."), id=evening_id)
+    if writing and row.ended_at is not None:
+        raise Gone(ENDED)
     return row
 
 
@@ -128,9 +127,8 @@ def board(*, token: str) -> EveningView:
 
 
 def shows_board(*, token: str) -> bool:
-    if not queryable(token):
-        return False
-    return db.session.scalar(select(Evening.id).where(Evening.board_token == token)) is not None
+    found = select(Evening.id).where(Evening.board_token == token)
+    return queryable(token) and db.session.scalar(found) is not None
 
 
 def _tables(row: Evening) -> list[rules.Table]:
@@ -140,10 +138,8 @@ def _tables(row: Evening) -> list[rules.Table]:
         pair: Pairing = (table.player1, table.player2)
         match = None if table.match_id is None else stored[table.match_id].match
         scores = (0, 0) if match is None else match.standing.scores
-        winner = table.awarded_to
-        if winner is None and match is not None and match.winner is not None:
-            winner = pair[match.winner - 1]
-        found.append(rules.Table(table.round, pair, scores, winner))
+        won = None if match is None or match.winner is None else pair[match.winner - 1]
+        found.append(rules.Table(table.round, pair, scores, table.awarded_to or won))
     return found
 
 
@@ -160,7 +156,7 @@ def _view(row: Evening) -> EveningView:
     names: dict[int | None, str] = {p.id: p.name for p in players}
     tables = _tables(row)
     fmt = Format(row.format)
-    game = GAMES[row.game]
+    shown = GAMES[row.game].shown
     try:
         drawn = rules.next_round(fmt, players, tables, row.rounds, row.uid)
         over = drawn is None
@@ -183,10 +179,7 @@ def _view(row: Evening) -> EveningView:
                 round=each.round,
                 number=each.number,
                 names=(names[each.player1], names.get(each.player2)),
-                scores=(
-                    game.shown(table.scores[0], row.target),
-                    game.shown(table.scores[1], row.target),
-                ),
+                scores=(shown(table.scores[0], row.target), shown(table.scores[1], row.target)),
                 winner=names.get(table.winner),
                 match_id=each.match_id,
                 token=each.token,
@@ -200,14 +193,8 @@ def _view(row: Evening) -> EveningView:
     )
 
 
-def _open(row: Evening) -> None:
-    if row.ended_at is not None:
-        raise Gone(ENDED)
-
-
 def start_round(*, owner: str, evening_id: int, number: int) -> None:
-    """Draw round ``number`` and start each table's match. Started twice at once, it is
-    one round: the matches by their uids, the tables by their unique numbers."""
+    """Draw round ``number`` and start its matches; started twice at once, it is one round."""
     row = _row(owner, evening_id)
     drawn = _draw(row, number)
     names = {p.id: p.name for p in row.players}
@@ -226,7 +213,8 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
 
 
 def _draw(row: Evening, number: int) -> list[Pairing]:
-    _open(row)
+    if row.ended_at is not None:
+        raise Gone(ENDED)
     if any(table.round >= number for table in row.tables):
         raise Conflict(N_("Round %(number)s has started already."), number=number)
     players = _players(row)
@@ -242,17 +230,14 @@ def _draw(row: Evening, number: int) -> list[Pairing]:
 def _seat(
     *, owner: str, evening_id: int, number: int, started: list[tuple[int, int | None, int | None]]
 ) -> None:
-    row = _row(owner, evening_id, for_update=True)
+    row = _row(owner, evening_id, writing=True)
     # Drawn again under the lock: a player or a result that changed since makes another round.
     if _draw(row, number) != [(a, b) for a, b, _match in started]:
         raise Conflict(N_("The round changed while it was started; start it again."))
     for index, (a, b, match_id) in enumerate(started, 1):
-        token = None if b is None else secrets.token_urlsafe(16)
-        row.tables.append(
-            EveningTable(
-                round=number, number=index, player1=a, player2=b, match_id=match_id, token=token
-            )
-        )
+        table = EveningTable(round=number, number=index, player1=a, player2=b, match_id=match_id)
+        table.token = None if b is None else secrets.token_urlsafe(16)
+        row.tables.append(table)
     try:
         db.session.commit()
     except IntegrityError:  # the other phone's start won the race
@@ -264,8 +249,7 @@ def _seat(
 @writes
 def add_player(*, owner: str, evening_id: int, name: str) -> None:
     """A late player, who plays from the next round on."""
-    row = _row(owner, evening_id, for_update=True)
-    _open(row)
+    row = _row(owner, evening_id, writing=True)
     if not name.strip():
         raise Invalid(N_("Write a name for the new player."))
     shown = _view(row)
@@ -282,8 +266,7 @@ def add_player(*, owner: str, evening_id: int, name: str) -> None:
 @writes
 def withdraw(*, owner: str, evening_id: int, player_id: int) -> None:
     """A player leaves after the round played now; their match ends first."""
-    row = _row(owner, evening_id, for_update=True)
-    _open(row)
+    row = _row(owner, evening_id, writing=True)
     shown = _view(row)
     player = next((p for p in row.players if p.id == player_id), None)
     if player is None or player.left is not None:
@@ -303,8 +286,7 @@ def withdraw(*, owner: str, evening_id: int, player_id: int) -> None:
 @writes
 def award(*, owner: str, evening_id: int, table_id: int, player_id: int) -> None:
     """End a table's match for an absent player: the one present wins it."""
-    row = _row(owner, evening_id, for_update=True)
-    _open(row)
+    row = _row(owner, evening_id, writing=True)
     table = next((t for t in row.tables if t.id == table_id), None)
     if table is None or player_id not in (table.player1, table.player2) or table.player2 is None:
         raise NotFound(N_("That table has no such player."))
@@ -318,19 +300,21 @@ def award(*, owner: str, evening_id: int, table_id: int, player_id: int) -> None
 
 @writes
 def end_evening(*, owner: str, evening_id: int) -> None:
-    row = _row(owner, evening_id, for_update=True)
-    _open(row)
+    row = _row(owner, evening_id, writing=True)
     row.ended_at = utcnow()
     db.session.commit()
     push.evening_changed(evening_id)
     push.recheck(t.match_id for t in row.tables if t.match_id is not None)
 
 
+_LINKED = select(
+    Evening.owner, Evening.ended_at, EveningTable.match_id, EveningTable.awarded_to
+).join(EveningTable)
+
+
 def table_match(*, token: str) -> MatchView:
-    row = None
-    if queryable(token):
-        found = select(Evening.owner, Evening.ended_at, EveningTable.match_id).join(EveningTable)
-        row = db.session.execute(found.where(EveningTable.token == token)).one_or_none()
+    found = _LINKED.where(EveningTable.token == token)
+    row = db.session.execute(found).one_or_none() if queryable(token) else None
     if row is None:
         raise NotFound(N_("There is no such table."))
     if row.ended_at is not None:
@@ -341,16 +325,9 @@ def table_match(*, token: str) -> MatchView:
 def table_host(
     *, tokens: list[str], match_id: int, asking: str | None, writing: bool
 ) -> str | None:
-    """The host's key, for a match one of these table links opens; a write by another once
-    the evening ended or the match was awarded is refused."""
+    """The host's key if one of these links opens the match; another's write once closed is Gone."""
     usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
-    if not usable:
-        return None
-    found = (
-        select(Evening.owner, Evening.ended_at, EveningTable.awarded_to)
-        .join(EveningTable)
-        .where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
-    )
+    found = _LINKED.where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
     row = db.session.execute(found.limit(1)).one_or_none()
     if row is None:
         return None

@@ -39,14 +39,14 @@ class DealView:
 class MatchView:
     """A match as pages and the API show it; ``id`` is None before anything is stored."""
 
-    id: int | None
-    uid: str | None
-    target: int
     players: tuple[PlayerView, PlayerView]
-    winner: Seat | None
-    deal_count: int
-    created_at: datetime | None
-    finished_at: datetime | None
+    id: int | None = None
+    uid: str | None = None
+    target: int = DEFAULT_TARGET
+    winner: Seat | None = None
+    deal_count: int = 0
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
     played_at: datetime | None = None
     deals: tuple[DealView, ...] | None = None  # None in a summary
     rules: HouseRules = DEFAULT_RULES
@@ -146,14 +146,4 @@ def view(
 
 def blank_match(names: tuple[str, str] = DEFAULT_NAMES) -> MatchView:
     """What the counter shows before this browser has a match: nothing stored yet."""
-    return MatchView(
-        id=None,
-        uid=None,
-        target=DEFAULT_TARGET,
-        players=(PlayerView(1, names[0], 0, 0), PlayerView(2, names[1], 0, 0)),
-        winner=None,
-        deal_count=0,
-        created_at=None,
-        finished_at=None,
-        deals=(),
-    )
+    return MatchView((PlayerView(1, names[0], 0, 0), PlayerView(2, names[1], 0, 0)), deals=())

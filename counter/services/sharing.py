@@ -8,10 +8,16 @@ from sqlalchemy import select
 
 from counter.game.refusals import N_, NotFound
 from counter.services.read_models import MatchView, view
-from counter.services.tokens import queryable
 from counter.storage import push, repository
 from counter.storage.models import Match, db
 from counter.storage.transactions import writes
+
+TOKEN_MAX_LENGTH = 32
+
+
+def queryable(token: str) -> bool:
+    """Whether a link's token may be looked up: PostgreSQL refuses a NUL in text."""
+    return token.isascii() and token.isprintable() and len(token) <= TOKEN_MAX_LENGTH
 
 
 @writes
@@ -32,27 +38,19 @@ def stop_sharing(*, owner: str, match_id: int) -> None:
 
 
 def share_token(*, owner: str | None, match_id: int) -> str | None:
-    if owner is None:
-        return None
-    return db.session.scalar(
-        select(Match.share_token).where(Match.id == match_id, Match.owner == owner)
-    )
+    found = select(Match.share_token).where(Match.id == match_id, Match.owner == owner)
+    return db.session.scalar(found)
 
 
 def still_shared(*, match_id: int, token: str) -> bool:
-    if not queryable(token):
-        return False
     found = select(Match.id).where(Match.id == match_id, Match.share_token == token)
-    return db.session.scalar(found) is not None
+    return queryable(token) and db.session.scalar(found) is not None
 
 
 def shared_match(*, token: str) -> MatchView:
     """The match a share link shows, without the games of its series (other matches)."""
-    row = None
-    if queryable(token):
-        row = db.session.execute(
-            select(Match.owner, Match.id).where(Match.share_token == token)
-        ).one_or_none()
+    found = select(Match.owner, Match.id).where(Match.share_token == token)
+    row = db.session.execute(found).one_or_none() if queryable(token) else None
     if row is None:
         raise NotFound(N_("This match is not shared any more."))
     stored = repository.load(row.owner, row.id)

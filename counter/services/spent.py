@@ -1,5 +1,4 @@
-"""Once used, always used: match uids and deal request ids (as SHA-256 hashes) outlive an
-undo or a delete, so that a late copy of a request records nothing."""
+"""Spent uids and request ids (hashed) outlive an undo or delete: a late copy records nothing."""
 
 from __future__ import annotations
 
@@ -33,14 +32,11 @@ def settings_digest(
     game: str | None = None,
 ) -> str:
     """A hash of the settings a start asked for, as sent."""
-    asked: dict[str, object] = {} if game is None else {"game": game}
-    asked |= {
-        "target": target,
-        "names": names,
-        "rules": None if rules is None else {name: str(choice) for name, choice in rules.items()},
-        "preset": None if preset is None else preset.label,
-        "first_dealer": first_dealer,
-    }
+    asked: dict[str, object] = {"target": target, "names": names, "first_dealer": first_dealer}
+    asked["rules"] = None if rules is None else {name: str(rule) for name, rule in rules.items()}
+    asked["preset"] = None if preset is None else preset.label
+    if game is not None:
+        asked["game"] = game
     return _digest(json.dumps(asked, sort_keys=True, ensure_ascii=False))
 
 
@@ -48,7 +44,7 @@ def check_start(*, owner: str, uid: str, settings: str, exists: bool) -> None:
     """Refuse a ``uid`` whose match was deleted (not ``exists``) or had other ``settings``."""
     found = db.session.scalar(select(Spent).where(Spent.digest == _digest("uid", owner, uid)))
     if found is None:
-        return  # new, or imported, or from before migration 0010
+        return  # new, or imported
     if not exists:
         raise UidReused(N_("The match with that uid was deleted; nothing was started."))
     if found.settings_digest not in (None, settings):
@@ -61,13 +57,8 @@ def check_start(*, owner: str, uid: str, settings: str, exists: bool) -> None:
 
 
 def spend_uid(*, owner: str, uid: str, settings: str | None) -> None:
-    db.session.add(
-        Spent(
-            digest=_digest("uid", owner, uid),
-            owner_digest=_digest(owner),
-            settings_digest=settings,
-        )
-    )
+    digest = _digest("uid", owner, uid)
+    db.session.add(Spent(digest=digest, owner_digest=_digest(owner), settings_digest=settings))
 
 
 def spend_uid_of_deleted(*, owner: str, uid: str) -> None:
@@ -83,33 +74,25 @@ def _deal_digest(seat: Seat | None, outcome: Outcome) -> str:
 def spend_request(*, owner: str, match_id: int, deal: Deal) -> None:
     """Keep the request id of a deal being undone or deleted, with a hash of the deal."""
     if deal.request_id is not None:
-        db.session.add(
-            Spent(
-                digest=_digest("request", match_id, deal.request_id),
-                owner_digest=_digest(owner),
-                match_id=match_id,
-                settings_digest=_deal_digest(deal.player, deal.outcome),
-            )
-        )
+        spent = Spent(digest=_digest("request", match_id, deal.request_id), match_id=match_id)
+        spent.owner_digest = _digest(owner)
+        spent.settings_digest = _deal_digest(deal.player, deal.outcome)
+        db.session.add(spent)
 
 
 def request_spent(
     *, match_id: int | None, request_id: str, seat: Seat | None, outcome: Outcome
 ) -> bool:
-    """Whether ``request_id`` recorded this deal in this match, gone since; refused when it
-    recorded another. Run after the match is locked, so that PostgreSQL shows the undo
-    that held the lock."""
+    """Whether ``request_id`` recorded this deal in this match, gone since; refused if another.
+    Run after the match is locked, so that PostgreSQL shows the undo that held the lock."""
     if match_id is None:
         return False
     digest = _digest("request", match_id, request_id)
-    found = (
-        db.session.connection()
-        .execute(select(Spent.id, Spent.settings_digest).where(Spent.digest == digest))
-        .first()
-    )
+    statement = select(Spent.id, Spent.settings_digest).where(Spent.digest == digest)
+    found = db.session.connection().execute(statement).first()
     if found is None:
         return False
-    # None: spent before the deal was kept with it.
+    # None: spent without a hash of its deal.
     if found.settings_digest not in (None, _deal_digest(seat, outcome)):
         raise RequestReused(
             N_(

@@ -1,7 +1,4 @@
-"""Statistics of a browser's matches, per game and pair of players, derived from the deals.
-
-A Bummerl is not a match won: each game's pairs are counted apart, with the game's own
-tally (games won, or Bummerl got, a Schneider-Bummerl counting 2)."""
+"""Statistics of a browser's matches per game and pair of players, with each game's own tally."""
 
 from __future__ import annotations
 
@@ -15,14 +12,7 @@ from counter.game.games import GAMES, Game, Tally, sessions
 from counter.game.scoring import GameName, Outcome, Session
 from counter.storage.models import Deal, Match, db
 
-# Outcomes every table plays; the others get a row only where deals were won by them.
-ALWAYS_SHOWN = (
-    Outcome.NORMAL,
-    Outcome.SCHNEIDER,
-    Outcome.SCHWARZ,
-    Outcome.FAILED_CLOSE,
-    Outcome.WRONG_CLAIM,
-)
+SHOWN_IF_WON = {Outcome.FAILED_CLOSE_NO_TRICK, Outcome.WRONG_CLAIM_NO_TRICK}
 
 
 @dataclass
@@ -58,11 +48,7 @@ class PairStats:
     def outcomes(self) -> list[Outcome]:
         """The outcomes worth a row: the common ones, and any other that won a deal here."""
         won = set(self.players[0].deals_won) | set(self.players[1].deals_won)
-        return [
-            outcome
-            for outcome in Outcome
-            if outcome in ALWAYS_SHOWN or (outcome in won and outcome is not Outcome.TIE)
-        ]
+        return [o for o in Outcome if o is not Outcome.TIE and (o in won or o not in SHOWN_IF_WON)]
 
     @property
     def longest_bar(self) -> int:
@@ -75,29 +61,13 @@ class PairStats:
 
 def statistics(*, owner: str | None) -> list[PairStats]:
     """Every pair of players of this browser in each game, the most matches first."""
-    if owner is None:
-        return []
-    matches = db.session.execute(
-        select(
-            Match.id,
-            Match.player1,
-            Match.player2,
-            Match.won_by,
-            Match.game,
-            Match.marks,
-            Match.__table__.c.session,
-        )
-        .where(Match.owner == owner)
-        .order_by(Match.id)
-    ).all()
-    deals = db.session.execute(
-        select(Deal.match_id, Deal.player, Deal.outcome, func.count())
-        .join(Match, Match.id == Deal.match_id)
-        .where(Match.owner == owner)
-        .group_by(Deal.match_id, Deal.player, Deal.outcome)
-    ).all()
+    columns = Match.id, Match.player1, Match.player2, Match.won_by, Match.game, Match.marks
+    found = select(*columns, Match.__table__.c.session).where(Match.owner == owner)
+    matches = db.session.execute(found.order_by(Match.id)).all()
+    counted = Deal.match_id, Deal.player, Deal.outcome
+    deals = select(*counted, func.count()).join(Deal.match).where(Match.owner == owner)
     per_match: dict[int, list[tuple[int | None, str, int]]] = {}
-    for match_id, player, outcome, count in deals:
+    for match_id, player, outcome, count in db.session.execute(deals.group_by(*counted)):
         per_match.setdefault(match_id, []).append((player, outcome, count))
 
     pairs: dict[tuple[GameName, frozenset[str]], PairStats] = {}
@@ -107,10 +77,9 @@ def statistics(*, owner: str | None) -> list[PairStats]:
     for match_id, first, second, won_by, game, marks, session in matches:
         names = (first, second)
         key = (game, frozenset(names))
-        pair = pairs.get(key)
-        if pair is None:
-            players = (PlayerStats(first), PlayerStats(second))
-            pair = pairs[key] = PairStats(players, GAMES[game])
+        if key not in pairs:
+            pairs[key] = PairStats((PlayerStats(first), PlayerStats(second)), GAMES[game])
+        pair = pairs[key]
         pair.matches += 1
         for seat, outcome, count in per_match.get(match_id, []):
             pair.deals += count
