@@ -91,8 +91,7 @@ def write_csv(rows: Iterable[list[object]]) -> Iterator[str]:
 @bp.get("/export.csv")
 @limits.heavy_reads
 def export_csv() -> Response:
-    rows = write_csv(csv_rows(current_owner()))
-    return download(rows, extension="csv", mimetype="text/csv")
+    return download(write_csv(csv_rows(current_owner())), extension="csv", mimetype="text/csv")
 
 
 @bp.get("/export.json")
