@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -11,8 +12,9 @@ from urllib.parse import quote
 
 import rcssmin
 import rjsmin
-from flask import Flask, Response, abort, current_app, request, send_from_directory
+from flask import Flask, Response, current_app, request, send_from_directory
 from markupsafe import Markup
+from werkzeug.security import safe_join
 
 MIMETYPES = {".js": "text/javascript", ".css": "text/css"}
 MINIFIERS: dict[str, Callable[[str], str]] = {
@@ -30,15 +32,11 @@ def minified(path: Path, _version: float) -> bytes:
 
 def imported(folder: Path, entry: str) -> list[str]:
     """The modules ``entry`` imports, and theirs, in the order they are first named."""
-    found: list[str] = []
-    waiting = [entry]
-    while waiting:
-        text = (folder / waiting.pop(0)).read_text(encoding="utf-8")
-        for name in IMPORT.findall(text):
-            if name not in found and name != entry:
-                found.append(name)
-                waiting.append(name)
-    return found
+    found = [entry]
+    for module in found:  # read as it grows: each module once
+        text = (folder / module).read_text(encoding="utf-8")
+        found += [name for name in dict.fromkeys(IMPORT.findall(text)) if name not in found]
+    return found[1:]
 
 
 @lru_cache(maxsize=1)
@@ -49,16 +47,13 @@ def icon_uri(folder: str) -> Markup:
 
 
 def static(filename: str) -> Response:
-    folder = Path(current_app.static_folder or "")
-    try:
-        path = (folder / filename).resolve()
-        inside = path.is_relative_to(folder.resolve()) and path.is_file()
-    except (ValueError, OSError):  # a NUL in the name, a name too long for the disk
-        abort(404)
-    if path.suffix not in MIMETYPES or not inside:
-        return send_from_directory(folder, filename)
-    body = minified(path, path.stat().st_mtime)
-    response = Response(body, mimetype=MIMETYPES[path.suffix])
+    folder = current_app.static_folder or ""
+    path = safe_join(folder, filename)
+    suffix = Path(filename).suffix
+    if suffix not in MIMETYPES or path is None or not os.path.isfile(path):
+        return send_from_directory(folder, filename)  # any other file as it is, or a 404
+    body = minified(Path(path), os.path.getmtime(path))
+    response = Response(body, mimetype=MIMETYPES[suffix])
     response.set_etag(hashlib.sha256(body).hexdigest()[:32])
     response.cache_control.no_cache = True  # revalidate: a 304 costs a round trip, no bytes
     response.make_conditional(request)

@@ -1,8 +1,4 @@
-"""Which device is asking, and the key it holds.
-
-The signed session cookie names the device by a random token; the device's row holds the
-key that owns the matches. A cookie is never sent back naming a token that was replaced.
-"""
+"""Which device is asking (its session cookie names it by a token), and the key it holds."""
 
 from __future__ import annotations
 
@@ -101,20 +97,14 @@ def ensure_owner() -> str:
 
 
 def owner_of(match_id: int, *, reading: bool = False) -> str:
-    """This device's key, or for a club table link's match the host's (for writing only
-    until the evening ends); without either the match is not found."""
+    """This device's key, or the host's for a table link's match (to write: evening not over)."""
     device = this_device()
-    owner = None if device is None else device.owner
     kept = [] if device is not None and device.replaced else session.get(SESSION_TABLES, [])
     tokens = [each for each in kept if isinstance(each, str)]
-    writing = not reading
-    if tokens and (
-        host := evenings.table_host(tokens=tokens, match_id=match_id, asking=owner, writing=writing)
-    ):
-        return host
-    if owner is None:
-        raise MatchNotFound.with_id(match_id)
-    return owner
+    host = evenings.table_host(
+        tokens=tokens, match_id=match_id, asking=current_owner(), writing=not reading
+    )
+    return host or own_key(match_id)
 
 
 def changed() -> None:
@@ -125,12 +115,11 @@ def changed() -> None:
 def new_token(token: str) -> None:
     session[SESSION_DEVICE] = token
     session.permanent = True
-    g.pop("device", None)
+    changed()
 
 
 def stale_cookie() -> bool:
-    """Whether the cookie to send back names a replaced token (even one replaced after
-    this request read it)."""
+    """Whether the cookie to send back names a token replaced (even during this request)."""
     token = session.get(SESSION_DEVICE)
     if not isinstance(token, str):
         return False

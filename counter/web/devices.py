@@ -9,13 +9,7 @@ from werkzeug.wrappers import Response
 from counter.game.refusals import N_
 from counter.services import devices, forgetting, keys
 from counter.web import forms, limits
-from counter.web.browser import (
-    changed,
-    current_owner,
-    ensure_device,
-    new_token,
-    this_device,
-)
+from counter.web.browser import changed, current_owner, ensure_device, new_token, this_device
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 
@@ -39,8 +33,7 @@ def continue_here(token: str) -> str:
 @bp.post("/continue/<token>")
 @limits.links
 def take_over(token: str) -> Response:
-    """Spend the link: this device now holds the other's key (and brings its own matches
-    if the player ticked that)."""
+    """Spend the link: this device now holds the other's key (and brings its own matches)."""
     bring_own = request.form.get("bring_own") == "1"
     keys.use_device_link(token=token, device=ensure_device(), bring_own=bring_own)
     changed()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import secrets
 from functools import partial
 from typing import Any
@@ -49,18 +48,16 @@ def list_evenings() -> str:
 @bp.post("/evenings")
 @shows_again(_new_page)
 def create_evening() -> ResponseBase:
-    rounds = forms.number("rounds") or 0
-    target = parsing.target_text(request.form.get("target", str(DEFAULT_TARGET)))
     evening_id = evenings.create_evening(
-        owner=ensure_owner(),
         name=request.form.get("name", ""),
         fmt=request.form.get("format", ""),
         names=request.form.get("players", "").splitlines(),
-        rounds=rounds,
-        target=target,
+        rounds=forms.number("rounds") or 0,
+        target=parsing.target_text(request.form.get("target", str(DEFAULT_TARGET))),
         preset=request.form.get("preset", ""),
+        owner=ensure_owner(),  # last: a form refused while read makes no device
     )
-    return redirect(url_for("evenings.show", evening_id=evening_id))
+    return _back(evening_id)
 
 
 def _host_page(evening_id: int, error: Refusal | None = None) -> str:
@@ -150,8 +147,8 @@ def standings_csv(evening_id: int) -> ResponseBase:
     for place, row in enumerate(shown.standings, 1):
         lives = "" if row.lives is None else row.lives
         rows.append([place, row.player.name, row.played, row.won, row.difference, lives])
-    chunks = itertools.chain(["\ufeff"], write_csv(rows))  # so that a spreadsheet reads UTF-8
-    return download(chunks, extension="csv", mimetype="text/csv", stem=f"evening-{shown.id}")
+    csv = write_csv(rows)
+    return download(csv, extension="csv", mimetype="text/csv", stem=f"evening-{shown.id}")
 
 
 @bp.get("/board/<token>")
@@ -162,8 +159,7 @@ def board(token: str) -> str:
 
 @bp.get("/api/board/<token>/events")
 def board_events(token: str) -> Response:
-    """The board's body again at every change; a new round ends the stream (the page opens
-    the next, which watches the new round's matches)."""
+    """The board's body at every change; a new round ends it (the page opens the next)."""
     first = evenings.board(token=token)
     watched = tuple(t.match_id for t in first.tables if t.match_id is not None)
 

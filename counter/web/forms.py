@@ -1,9 +1,10 @@
-"""The pages' forms read into typed values (by :mod:`counter.game.parsing`), and the page
-that asks before a step that cannot be taken back."""
+"""The pages' forms read into typed values, and the page that asks before a step for good."""
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from typing import TypeVar
 
 from flask import render_template, request
 
@@ -15,6 +16,8 @@ from counter.game.scoring import GameName, HouseRules, Outcome, Preset, Seat
 from counter.storage.models import MAX_ID
 from counter.storage.repository import MatchNotFound
 from counter.web import i18n
+
+T = TypeVar("T")
 
 
 def number(field: str) -> int | None:
@@ -54,14 +57,14 @@ def target() -> int | None:
     return None if raw is None else parsing.target_text(raw)
 
 
-def game() -> GameName | None:
-    name = request.form.get("game")
-    return parsing.game(name) if name else None
+def _optional(field: str, parse: Callable[[str], T]) -> Callable[[], T | None]:
+    """A reader of ``field`` that gives None when it is absent or empty."""
+    return lambda: parse(raw) if (raw := request.form.get(field)) else None
 
 
-def preset() -> Preset | None:
-    name = request.form.get("preset")
-    return parsing.preset(name) if name else None
+game: Callable[[], GameName | None] = _optional("game", parsing.game)
+preset: Callable[[], Preset | None] = _optional("preset", parsing.preset)
+uid: Callable[[], str | None] = _optional("uid", parsing.uid)
 
 
 def rules() -> RuleChanges | None:
@@ -89,13 +92,11 @@ def first_dealer() -> Seat | None:
 
 
 def confirmed() -> bool:
-    """Whether the player confirmed a step that cannot be taken back in one tap."""
     return request.form.get("confirmed") == "1"
 
 
 def nonce() -> str:
-    """The form's one-time ``rotation`` field, the same when the form is sent twice (made by
-    :func:`new_nonce` for each page that shows the form)."""
+    """The form's ``rotation`` field (from :func:`new_nonce`), the same if it is sent twice."""
     value = request.form.get("rotation", "")
     if not (value.isascii() and value.isprintable() and 16 <= len(value) <= 64):
         raise Malformed(N_("Reload the page and try again."))
@@ -108,11 +109,6 @@ def new_nonce() -> str:
 
 def request_id() -> str | None:
     return parsing.request_id(request.form.get("request_id") or None)
-
-
-def uid() -> str | None:
-    raw = request.form.get("uid")
-    return parsing.uid(raw) if raw else None
 
 
 def posted_fields() -> dict[str, str]:
@@ -134,8 +130,7 @@ def confirm_page(
     back: str | None = None,
     danger: bool = False,
 ) -> str:
-    """A page (no script needed) whose button posts ``fields`` to ``action``, confirmed;
-    Cancel goes ``back``; ``danger`` styles the button for a deletion."""
+    """A page whose button posts ``fields`` to ``action``, confirmed; Cancel goes ``back``."""
     return render_template(
         "confirm.html",
         title=title,

@@ -10,7 +10,7 @@ from counter.game import parsing
 from counter.game.match import DealNotFound
 from counter.game.refusals import N_, Refusal
 from counter.services import deals, matches, sharing
-from counter.services.read_models import MatchView
+from counter.services.read_models import DealView, MatchView
 from counter.web import forms, i18n, limits, words
 from counter.web.browser import current_owner, own_key, owner_of, this_device
 from counter.web.errors import shows_again
@@ -66,7 +66,6 @@ def resume_match(match_id: int) -> Response:
 
 @bp.post("/matches/<match_id:match_id>/delete")
 def delete_match(match_id: int) -> Response | str:
-    """Delete a match with its deals, after the player confirms it by name."""
     owner = owner_of(match_id)
     if not forms.confirmed():
         match = matches.get_match(owner=owner, match_id=match_id)
@@ -89,13 +88,12 @@ def delete_match(match_id: int) -> Response | str:
 
 
 def _edit_again(error: Refusal) -> str:
-    match_id = int(request.view_args["match_id"])  # type: ignore[index]
-    number = int(request.view_args["number"])  # type: ignore[index]
-    owner = owner_of(match_id, reading=True)
-    return render_edit(matches.get_match(owner=owner, match_id=match_id), number, error)
+    return edit_deal(**(request.view_args or {}), error=error)
 
 
-def render_edit(match: MatchView, number: int, error: Refusal | None = None) -> str:
+@bp.get("/matches/<match_id:match_id>/deals/<number:number>")
+def edit_deal(match_id: int, number: int, error: Refusal | None = None) -> str:
+    match = matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
     found = match.deals or ()
     if not 1 <= number <= len(found):
         raise DealNotFound(N_("This match has no deal %(number)s."), number=number)
@@ -114,12 +112,6 @@ def _back_to(match: MatchView) -> str:
     return url_for("history.show_match", match_id=match.id)
 
 
-@bp.get("/matches/<match_id:match_id>/deals/<number:number>")
-def edit_deal(match_id: int, number: int) -> str:
-    owner = owner_of(match_id, reading=True)
-    return render_edit(matches.get_match(owner=owner, match_id=match_id), number)
-
-
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>")
 @shows_again(_edit_again)
 def correct_deal(match_id: int, number: int) -> Response:
@@ -128,8 +120,7 @@ def correct_deal(match_id: int, number: int) -> Response:
     match, deal = deals.correct_deal(
         owner=owner, match_id=match_id, number=number, seat=seat, outcome=outcome
     )
-    note = words.deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name)
-    flash(gettext("Deal %(number)s corrected: %(note)s.", number=number, note=note))
+    flash(gettext("Deal %(number)s corrected: %(note)s.", number=number, note=_note(match, deal)))
     return redirect(_back_to(match))
 
 
@@ -137,8 +128,9 @@ def correct_deal(match_id: int, number: int) -> Response:
 @shows_again(_edit_again)
 def delete_deal(match_id: int, number: int) -> Response:
     match, removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
-    note = words.deal_note(
-        match.names, removed.player, removed.points, removed.outcome, match.game.name
-    )
-    flash(gettext("Deal %(number)s deleted: %(note)s.", number=number, note=note))
+    flash(gettext("Deal %(number)s deleted: %(note)s.", number=number, note=_note(match, removed)))
     return redirect(_back_to(match))
+
+
+def _note(match: MatchView, deal: DealView) -> str:
+    return words.deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name)

@@ -1,5 +1,4 @@
-"""The host a request is answered for: its name in lower case, with the port the site was
-reached on (``X-Forwarded-Port`` behind a proxy), never one the ``Host`` header made up."""
+"""The host a request is answered for: its name in lower case, and the port it truly reached."""
 
 from __future__ import annotations
 
@@ -12,27 +11,20 @@ if TYPE_CHECKING:
 DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
-def split_host(host: str) -> tuple[str, str | None]:
-    if host.startswith("["):
-        name, _bracket, rest = host.partition("]")
-        return f"{name}]", rest.removeprefix(":") or None
-    name, colon, port = host.rpartition(":")
-    return (name, port) if colon else (host, None)
-
-
-def _port(value: str | None) -> str | None:
-    return value if value and value.isdigit() and 1 <= int(value) <= 65535 else None
-
-
 def reached_port(environ: WSGIEnvironment, proxies: int) -> str | None:
+    port = environ.get("SERVER_PORT")
     if proxies:  # the server's own port is the one the proxy reached
         told = [part.strip() for part in environ.get("HTTP_X_FORWARDED_PORT", "").split(",")]
-        return _port(told[-proxies]) if len(told) >= proxies else None
-    return _port(environ.get("SERVER_PORT"))
+        port = told[-proxies] if len(told) >= proxies else None
+    return port if port and port.isdigit() and 1 <= int(port) <= 65535 else None
 
 
 def site_host(host: str, *, scheme: str, port: str | None) -> str:
-    name, _claimed = split_host(host)
+    if host.startswith("["):  # an IPv6 address
+        name = host.partition("]")[0] + "]"
+    else:
+        before, colon, _claimed = host.rpartition(":")
+        name = before if colon else host
     if port is None or port == DEFAULT_PORTS.get(scheme):
         return name.lower()
     return f"{name.lower()}:{port}"
@@ -46,11 +38,8 @@ class ReachedHost:
         self.proxies = proxies
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        host = environ.get("HTTP_HOST")
-        if host:
-            environ["HTTP_HOST"] = site_host(
-                host,
-                scheme=environ.get("wsgi.url_scheme", "http"),
-                port=reached_port(environ, self.proxies),
-            )
+        if host := environ.get("HTTP_HOST"):
+            scheme = environ.get("wsgi.url_scheme", "http")
+            port = reached_port(environ, self.proxies)
+            environ["HTTP_HOST"] = site_host(host, scheme=scheme, port=port)
         return self.app(environ, start_response)

@@ -8,13 +8,11 @@ from flask_babel import Babel, format_decimal, get_locale, gettext
 from counter.game.names import DEFAULT_NAMES
 from counter.game.refusals import Refusal
 
-LANGUAGES = ("bg", "en", "de")
 LANGUAGE_NAMES = {"bg": "Български", "en": "English", "de": "Deutsch"}
+LANGUAGES = tuple(LANGUAGE_NAMES)
 DEFAULT_LANGUAGE = "en"
 COOKIE = "lang"
 COOKIE_AGE = 365 * 24 * 3600
-
-babel = Babel()
 
 
 def select_language() -> str:
@@ -51,10 +49,6 @@ def decimal(value: float) -> str:
 
 
 def init_app(app: Flask, translations: str) -> None:
-    babel.init_app(
-        app,
-        locale_selector=select_language,
-        default_translation_directories=translations,
-    )
+    Babel(app, locale_selector=select_language, default_translation_directories=translations)
     app.jinja_env.globals["current_language"] = current_language
     app.jinja_env.globals["decimal"] = decimal

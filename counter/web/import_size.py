@@ -35,8 +35,7 @@ def check_size(raw: bytes | str) -> None:
 
 def _allow_large_imports() -> None:
     if request.endpoint in IMPORT_ENDPOINTS:
-        request.max_content_length = import_limit() + FORM_OVERHEAD
-        request.max_form_memory_size = import_limit() + FORM_OVERHEAD
+        request.max_content_length = request.max_form_memory_size = import_limit() + FORM_OVERHEAD
         if not _one_import.acquire(timeout=IMPORT_WAIT_SECONDS):
             raise Busy(N_("Other imports are under way; nothing was changed. Try again."))
         g.importing = True
@@ -48,8 +47,7 @@ def _next_import(_error: BaseException | None) -> None:
 
 
 def _finish_body(response: Response) -> Response:
-    """Read and drop the rest of a body the answer did not read (or close the connection),
-    lest a proxy send someone else's next request after it."""
+    """Drop a body's unread rest, or close the connection, lest it be read as a next request."""
     length = request.content_length or 0
     stream = request.__dict__.get("stream")  # the body as far as the app read it, if at all
     if not length or (stream is not None and stream.is_exhausted):

@@ -1,7 +1,4 @@
-"""Rate limits: a browser with a key is counted by a hash of it, one without by its address.
-
-While the store (Redis) does not answer, each process counts in its own memory.
-"""
+"""Rate limits: a browser with a key is counted by a hash of it, one without by its address."""
 
 from __future__ import annotations
 
@@ -10,6 +7,7 @@ import ipaddress
 import math
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
@@ -29,14 +27,11 @@ REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 def client_address() -> str:
     """The client's address as every limit counts it: an IPv6 address by its /64."""
     address = request.remote_addr or "127.0.0.1"
-    try:
-        parsed = ipaddress.ip_address(address)
-    except ValueError:
-        return address
-    if isinstance(parsed, ipaddress.IPv6Address):
-        if parsed.ipv4_mapped is not None:
-            return str(parsed.ipv4_mapped)
-        return f"{ipaddress.IPv6Address(int(parsed) >> 64 << 64)}/64"
+    with suppress(ValueError):  # an IPv4 address, or none at all
+        ipv6 = ipaddress.IPv6Address(address)
+        if ipv6.ipv4_mapped is not None:
+            return str(ipv6.ipv4_mapped)
+        return f"{ipaddress.IPv6Address(int(ipv6) >> 64 << 64)}/64"
     return address
 
 
@@ -99,26 +94,23 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(RateLimitExceeded, _too_many)
 
 
-def storage_kind() -> str:
-    if not current_app.config["RATELIMIT_ENABLED"]:
-        return "off"
-    if isinstance(limiter.storage, MemoryStorage):
-        return "memory"
-    return (limiter.storage.STORAGE_SCHEME or ["storage"])[0]
-
-
 # So that polling /health while Redis hangs costs no one half a second each time.
 DOWN_FOR_SECONDS = 5.0
 _found_down = {"at": -math.inf}
 
 
-def storage_answers() -> bool:
-    if time.monotonic() - _found_down["at"] < DOWN_FOR_SECONDS:
-        return False
-    answers = bool(limiter.storage.check())
-    if not answers:
+def storage_state() -> tuple[str, bool]:
+    """Where the counts are kept, and whether as configured (while Redis is down, in memory)."""
+    if not current_app.config["RATELIMIT_ENABLED"]:
+        return "off", True
+    if isinstance(limiter.storage, MemoryStorage):
+        return "memory", True
+    kind = (limiter.storage.STORAGE_SCHEME or ["storage"])[0]
+    if time.monotonic() - _found_down["at"] >= DOWN_FOR_SECONDS:
+        if limiter.storage.check():
+            return f"{kind} ok", True
         _found_down["at"] = time.monotonic()
-    return answers
+    return f"{kind} down, limits kept in memory", False
 
 
 def _too_many(_error: RateLimitExceeded) -> Response:

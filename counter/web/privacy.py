@@ -9,7 +9,7 @@ from werkzeug.wrappers import Response
 from counter.services import devices, forgetting, keys, matches, ranks
 from counter.services.devices import Device
 from counter.web import forms, i18n, limits
-from counter.web.browser import new_token, this_device
+from counter.web.browser import current_owner, new_token, this_device
 from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("privacy", __name__))
@@ -18,13 +18,10 @@ bp = limits.writes(Blueprint("privacy", __name__))
 @bp.get("/privacy")
 def privacy() -> str:
     device = this_device()
-    owner = None if device is None else device.owner
     return render_template(
         f"privacy/{i18n.select_language()}.html",
-        match_count=matches.count(owner=owner),
-        devices=[]
-        if device is None
-        else devices.list_devices(owner=device.owner, this_device=device.id),
+        match_count=matches.count(owner=current_owner()),
+        devices=devices.list_devices(owner=device.owner, this_device=device.id) if device else [],
         brought=device is not None and ranks.has_maker(owner=device.owner, device_id=device.id),
         own_count=_own_count(device),
         rotation=forms.new_nonce(),

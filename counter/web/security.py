@@ -1,5 +1,4 @@
-"""CSRF on forms, same-origin API calls, security headers, a Secure cookie over HTTPS, and
-links built only for a trusted host."""
+"""CSRF on forms, same-origin API calls, security headers, the session cookie, the host."""
 
 from __future__ import annotations
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext
@@ -20,7 +19,6 @@ bp = limits.writes(Blueprint("site", __name__))
 @bp.get("/rules")
 @bp.get("/rules/<any(sixty_six, schnapsen):game>")
 def rules(game: str = "santase") -> str:
-    """How a game of the 66 family is scored, in the counter's words."""
     folder = "rules" if game == "santase" else f"rules/{game}"
     return render_template(f"{folder}/{i18n.select_language()}.html")
 
@@ -28,7 +26,6 @@ def rules(game: str = "santase") -> str:
 @bp.get("/statistics")
 @limits.heavy_reads
 def statistics_page() -> str:
-    """Each pair of players' record in this browser."""
     return render_template("statistics.html", pairs=statistics.statistics(owner=current_owner()))
 
 
@@ -37,31 +34,29 @@ def choose_language() -> Response:
     language = request.form.get("language")
     if language not in i18n.LANGUAGES:
         raise Malformed(N_("Choose Bulgarian, English or German."))
+    return _back_with({i18n.COOKIE: language}, httponly=True)
+
+
+def _back_with(cookies: dict[str, str], *, httponly: bool = False) -> Response:
+    """Back to the form's ``next`` page on this site, with ``cookies`` set."""
     response = redirect(_local_path(request.form.get("next")))
-    response.set_cookie(
-        i18n.COOKIE,
-        language,
-        max_age=i18n.COOKIE_AGE,
-        httponly=True,
-        samesite="Lax",
-        secure=request.is_secure,
-    )
+    for name, value in cookies.items():
+        response.set_cookie(
+            name,
+            value,
+            max_age=i18n.COOKIE_AGE,
+            httponly=httponly,
+            samesite="Lax",
+            secure=request.is_secure,
+        )
     return response
 
 
 def _local_path(target: str | None) -> str:
-    """A path on this site only, never another site."""
-    if (
-        not target
-        or not target.startswith("/")
-        or target.startswith("//")
-        or not target.isprintable()
-    ):
+    """A path on this site only: a browser reads "//" and "/\\" as another site's."""
+    if not target or not target.startswith("/") or target.startswith("//"):
         return url_for("play.home")
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or "\\" in target:
-        return url_for("play.home")
-    return target
+    return target if target.isprintable() and "\\" not in target else url_for("play.home")
 
 
 # Display switches, each a cookie (the script writes them too): its values, "on" first.
@@ -80,12 +75,7 @@ def choose_display() -> Response:
     chosen = {name: request.form[name] for name in DISPLAY if name in request.form}
     if not chosen or any(value not in DISPLAY[name] for name, value in chosen.items()):
         raise Malformed(N_("Choose the theme (dark or light) or face to face (on or off)."))
-    response = redirect(_local_path(request.form.get("next")))
-    for name, value in chosen.items():
-        response.set_cookie(
-            name, value, max_age=i18n.COOKIE_AGE, samesite="Lax", secure=request.is_secure
-        )
-    return response
+    return _back_with(chosen)
 
 
 @bp.get("/robots.txt")
