@@ -67,7 +67,7 @@ def shows_again(render: Callable[..., Any]) -> Callable[[View], View]:
 
 def error_response(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
     if request.path.startswith(API_PREFIX):
-        body = jsonify(error=message)
+        body: Response | str = jsonify(error=message)
     else:
         body = render_template("error.html", message=message, status=status)
     return current_app.make_response((body, status, headers or {}))

@@ -254,5 +254,5 @@ def shared_events(token: str) -> Response:
     def now() -> dict[str, Any]:
         return match_json(sharing.shared_match(token=token))
 
-    allowed = partial(sharing.still_shared, match_id=match.id, token=token)
+    allowed = partial(sharing.still_shared, match_id=match.id, token=token)  # type: ignore[arg-type]
     return stream(push.match_key(match.id), now, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]

@@ -35,7 +35,6 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
         or matches.current_match(owner=current_owner(), device=this_device())
         or blank_match(i18n.default_names())
     )
-    state = {"match": _for_the_script(match), "rules": rulebook.for_the_script()}
     return render_template(
         "home.html",
         match=match,
@@ -44,7 +43,7 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
         new_uid=uuid.uuid4().hex,
         error=None if error is None else words.explain(error),
         words=words.script_words(),
-        state=state,
+        state={"match": _for_the_script(match), "rules": rulebook.for_the_script()},
         plain_http=plain_http(),
     )
 

@@ -93,7 +93,7 @@ OUTCOME_HINTS = {
 def _per_language(build: Callable[..., T]) -> Callable[..., T]:
     """``build`` run once per language and arguments; the caller must not change its answer."""
     cached = functools.cache(lambda _language, *args: build(*args))
-    return lambda *args: cached(i18n.current_language(), *args)  # type: ignore[no-any-return]
+    return lambda *args: cached(i18n.current_language(), *args)
 
 
 def _said(game: GameName | str, key: object, common: object) -> str:
