@@ -81,7 +81,8 @@ def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
 
 
 def _give_up_place(here: list[Place], holder: str) -> None:
-    """End the oldest stream of the key holding more here than ``holder`` and the most."""
+    """End the oldest stream of the key holding the most here, if it holds more than
+    ``holder``, so a flood from one address never keeps a new phone out."""
     counts = Counter(place.holder for place in here if place.watcher is not None)
     most = max(counts.values(), default=0)
     if most <= counts[holder]:
