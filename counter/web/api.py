@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -88,10 +89,6 @@ def _optional(body: dict[str, Any], field: str, parse: Callable[[Any], T]) -> T 
     return None if field not in body else parse(body[field])
 
 
-def _names(value: object) -> tuple[str, str]:
-    return parsing.players(value, i18n.default_names())
-
-
 def _query_number(name: str) -> int | None:
     return parsing.query_number(request.args.get(name), name)
 
@@ -114,7 +111,9 @@ MATCH_SETTINGS = frozenset({"game", "target", "players", "rules", "preset", "fir
 def _settings(body: dict[str, Any]) -> dict[str, Any]:
     """The match settings the body names, read; None for those it leaves out."""
     return {
-        "names": _optional(body, "players", _names),
+        "names": _optional(
+            body, "players", partial(parsing.players, defaults=i18n.default_names())
+        ),
         "preset": _optional(body, "preset", parsing.preset),
         "target": _optional(body, "target", parsing.target),
         "rules": _optional(body, "rules", parsing.rule_changes),

@@ -179,7 +179,14 @@ def change_match() -> Response | str:
     if target is not None or preset is not None:
         flash(gettext("The match is now played to %(target)s.", target=match.target))
     if rules is not None or preset is not None:
-        flash(words.rules_saved(match.rules, match.game.name))
+        summary = words.rules_summary(match.rules, match.game.name)
+        flash(
+            gettext(
+                "House rules saved (%(rules)s). They count from the next deal; "
+                "the deals recorded keep their points.",
+                rules=summary,
+            )
+        )
     if first_dealer is not None:
         flash(gettext("%(name)s deals first.", name=match.players[match.first_dealer - 1].name))
     return redirect(url_for("play.home"))

@@ -33,12 +33,9 @@ def match_json(match: MatchView) -> dict[str, Any]:
         "played_at": iso_utc(match.played_at),
     }
     if match.deals is None:
-        body["deal_count"] = match.deal_count
-    else:
-        body["dealer"] = match.dealer
-        body["leader"] = scoring.leader(match.dealer)
-        body["deals"] = [deal_json(deal) for deal in match.deals]
-    return body
+        return {**body, "deal_count": match.deal_count}
+    deals = [deal_json(deal) for deal in match.deals]
+    return {**body, "dealer": match.dealer, "leader": scoring.leader(match.dealer), "deals": deals}
 
 
 def deal_json(deal: DealView) -> dict[str, Any]:

@@ -273,16 +273,6 @@ def rules_summary(rules: HouseRules, game: GameName | str = GameName.SANTASE) ->
     )
 
 
-def rules_saved(rules: HouseRules, game: GameName | str = GameName.SANTASE) -> str:
-    return str(
-        gettext(
-            "House rules saved (%(rules)s). They count from the next deal; "
-            "the deals recorded keep their points.",
-            rules=rules_summary(rules, game),
-        )
-    )
-
-
 QUOTES = {"bg": "„%s“", "en": "“%s”", "de": "„%s“"}
 # The parameters of a refusal that may hold codes to show by name; a refusal nested in
 # another (a deal of a file, a match of a file) is shown the same way, whatever its key.
