@@ -22,23 +22,12 @@ from counter.web import (
     words,
 )
 
-BLUEPRINTS = (
-    play.bp,
-    history.bp,
-    share_pages.bp,
-    devices.bp,
-    evenings.bp,
-    export_import.bp,
-    privacy.bp,
-    site.bp,
-)
-
 
 def init_app(app: Flask) -> None:
     """Register the pages, and give every template the game's words and numbers."""
     assets.init_app(app)
-    for blueprint in BLUEPRINTS:
-        app.register_blueprint(blueprint)
+    for pages in (play, history, share_pages, devices, evenings, export_import, privacy, site):
+        app.register_blueprint(pages.bp)
     app.after_request(browser.forget_unused_device)
     app.jinja_env.globals.update(
         outcomes=list(Outcome),

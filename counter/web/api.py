@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from flask import Blueprint, Response, request, url_for
+from flask import Blueprint, Response, g, request, url_for
+from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response as ResponseBase
 
 from counter.game import parsing
@@ -16,8 +18,7 @@ from counter.game.refusals import N_, Invalid
 from counter.services import archive, deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.storage.repository import MatchNotFound
-from counter.web import answers, errors, i18n, limits, overtaken, shapes
-from counter.web.answers import match_answer as match_json
+from counter.web import errors, i18n, limits, overtaken, shapes
 from counter.web.browser import current_owner, ensure_device, own_key, owner_of, this_device
 from counter.web.export_import import streamed
 from counter.web.import_size import check_size
@@ -26,8 +27,6 @@ from counter.web.shapes import page_json, shared_json
 
 bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
 bp.before_request(same_origin_only)
-bp.before_request(answers.read_preference)
-bp.after_request(answers.mark_preference)
 
 T = TypeVar("T")
 
@@ -44,17 +43,50 @@ def json_body(allowed: frozenset[str]) -> dict[str, Any]:
     return parsing.json_object(raw, allowed=allowed, nullable=NULLABLE)
 
 
+# ``Prefer: return=minimal`` (RFC 7240) or ``?since=N`` (the deals the client holds) ask for
+# a deal's, an undo's or a settings change's match without its deals but those above N.
+SHORTENED = frozenset({"api.record_deal", "api.undo_last_deal", "api.change_match"})
+MINIMAL = "return=minimal"
+
+
+@bp.before_request
+def read_since() -> None:
+    """Read ``since`` before the write, so that a malformed one changes nothing."""
+    if request.endpoint in SHORTENED and (raw := request.args.get("since")) is not None:
+        g.answer_since = 0 if set(raw) == {"0"} else parsing.query_number(raw, "since")
+
+
+def wants_minimal() -> bool:
+    return any(
+        preference.strip().lower() == MINIMAL
+        for header in request.headers.getlist("Prefer")
+        for preference in header.replace(";", ",").split(",")
+    )
+
+
+def shortened() -> bool:
+    return request.endpoint in SHORTENED and ("since" in request.args or wants_minimal())
+
+
+@bp.after_request
+def mark_preference(response: Response) -> Response:
+    if response.status_code < 300 and response.is_json and shortened() and wants_minimal():
+        response.headers["Preference-Applied"] = MINIMAL
+    return response
+
+
+def match_json(match: MatchView) -> dict[str, Any]:
+    if shortened():
+        return shapes.update_json(match, since=g.get("answer_since"))
+    return shapes.match_json(match)
+
+
 def _created(match: MatchView) -> tuple[dict[str, Any], int, dict[str, str]]:
-    location = url_for("api.show_match", match_id=match.id)
-    return match_json(match), 201, {"Location": location}
+    return match_json(match), 201, {"Location": url_for("api.show_match", match_id=match.id)}
 
 
 def _optional(body: dict[str, Any], field: str, parse: Callable[[Any], T]) -> T | None:
     return None if field not in body else parse(body[field])
-
-
-def _names(value: object) -> tuple[str, str]:
-    return parsing.players(value, i18n.default_names())
 
 
 def _query_number(name: str) -> int | None:
@@ -79,7 +111,9 @@ MATCH_SETTINGS = frozenset({"game", "target", "players", "rules", "preset", "fir
 def _settings(body: dict[str, Any]) -> dict[str, Any]:
     """The match settings the body names, read; None for those it leaves out."""
     return {
-        "names": _optional(body, "players", _names),
+        "names": _optional(
+            body, "players", partial(parsing.players, defaults=i18n.default_names())
+        ),
         "preset": _optional(body, "preset", parsing.preset),
         "target": _optional(body, "target", parsing.target),
         "rules": _optional(body, "rules", parsing.rule_changes),
@@ -89,18 +123,13 @@ def _settings(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @bp.post("/matches")
-def start_match() -> tuple[dict[str, Any], int, dict[str, str]] | dict[str, Any]:
+def start_match() -> ResponseReturnValue:
     """Start a new match; the same ``uid`` again answers the match it started (200)."""
     body = json_body(MATCH_SETTINGS | {"uid"})
-    uid = _optional(body, "uid", parsing.uid)
-    settings = _settings(body)
+    uid, settings = _optional(body, "uid", parsing.uid), _settings(body)
     device = ensure_device()
     match, started = matches.start_match(
-        owner=device.owner,
-        device=device,
-        uid=uid,
-        default_names=i18n.default_names(),
-        **settings,
+        owner=device.owner, device=device, uid=uid, default_names=i18n.default_names(), **settings
     )
     return _created(match) if started else match_json(match)
 
@@ -121,24 +150,20 @@ def show_match(match_id: int) -> dict[str, Any]:
 @bp.patch("/matches/<match_id:match_id>")
 def change_match(match_id: int) -> dict[str, Any]:
     body = json_body(MATCH_SETTINGS | {"play_on"})
-    owner = owner_of(match_id)
-    play_on = parsing.flag(body.get("play_on", False), "play_on")
-    settings = _settings(body)
-    return match_json(
-        matches.change_match(
-            owner=owner, match_id=match_id, play_on=play_on, device=this_device(), **settings
-        )
+    match = matches.change_match(
+        owner=owner_of(match_id),
+        match_id=match_id,
+        play_on=parsing.flag(body.get("play_on", False), "play_on"),
+        **_settings(body),
+        device=this_device(),
     )
+    return match_json(match)
 
 
 @bp.delete("/matches/<match_id:match_id>")
 def delete_match(match_id: int) -> Response:
     json_body(NO_FIELDS)
     matches.delete_match(owner=owner_of(match_id), match_id=match_id)
-    return _no_content()
-
-
-def _no_content() -> Response:
     response = Response(status=204)
     del response.headers["Content-Type"]
     return response
@@ -152,9 +177,7 @@ def resume_match(match_id: int) -> dict[str, Any]:
 
 
 @bp.post("/matches/<match_id:match_id>/deals")
-def record_deal(
-    match_id: int,
-) -> tuple[dict[str, Any], int, dict[str, str]] | tuple[dict[str, Any], int] | dict[str, Any]:
+def record_deal(match_id: int) -> ResponseReturnValue:
     """Record a deal once per ``request_id``; with ``after``, 409 if the deals changed since."""
     body = json_body(frozenset({"player", "outcome", "request_id", "after"}))
     if "outcome" not in body:
@@ -188,14 +211,11 @@ def record_deal(
 def undo_last_deal(match_id: int) -> dict[str, Any]:
     """Take back the latest deal: only if it is ``?number=`` or the deal of ``?request_id=``."""
     json_body(NO_FIELDS)
-    owner = owner_of(match_id)
-    number = _query_number("number")
-    request_id = parsing.request_id(request.args.get("request_id"))
     match, _removed = deals.undo_last_deal(
-        owner=owner,
+        owner=owner_of(match_id),
         match_id=match_id,
-        number=number,
-        request_id=request_id,
+        number=_query_number("number"),
+        request_id=parsing.request_id(request.args.get("request_id")),
         device=this_device(),
     )
     return match_json(match)
@@ -241,14 +261,10 @@ def import_matches() -> tuple[dict[str, Any], int]:
         raise NotJson(JSON_ONLY)
     check_size(raw)
     checked = archive.read_document(raw)
-    if parsing.dry_run(request.args.get("dry_run")):
+    if dry_run := parsing.dry_run(request.args.get("dry_run")):
         report = archive.preview(owner=current_owner(), matches=checked)
-        status = 200
     else:
         device = ensure_device()
         report = archive.import_matches(owner=device.owner, matches=checked, device_id=device.id)
-        status = 201 if report.new else 200
-    return {
-        "new": [match.uid for match in report.new],
-        "present": [match.uid for match in report.present],
-    }, status
+    answer = {"new": [m.uid for m in report.new], "present": [m.uid for m in report.present]}
+    return answer, 201 if report.new and not dry_run else 200

@@ -32,7 +32,6 @@ MESSAGES = {
     429: lazy_gettext("Too many requests from here; wait a little and try again."),
 }
 
-
 STATUSES: dict[type[Refusal], int] = {
     NotJson: 415,
     refusals.Malformed: 400,
@@ -56,8 +55,8 @@ def retry_headers(refusal: Refusal) -> dict[str, str]:
     return {"Retry-After": "2"} if isinstance(refusal, Busy) else {}
 
 
-def shows_again(render: Callable[[Refusal], Any]) -> Callable[[View], View]:
-    """Declare the page that shows a form view's form again when it is refused."""
+def shows_again(render: Callable[..., Any]) -> Callable[[View], View]:
+    """Declare the page (``render(error=refusal)``) that shows a refused form again."""
 
     def register(view: View) -> View:
         view.__dict__["form_page"] = render
@@ -68,53 +67,36 @@ def shows_again(render: Callable[[Refusal], Any]) -> Callable[[View], View]:
 
 def error_response(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
     if request.path.startswith(API_PREFIX):
-        response = jsonify(error=message)
+        body: Response | str = jsonify(error=message)
     else:
-        response = Response(render_template("error.html", message=message, status=status))
-    response.status_code = status
-    response.headers.update(headers or {})
-    return response
+        body = render_template("error.html", message=message, status=status)
+    return current_app.make_response((body, status, headers or {}))
 
 
 def _refused(refusal: Refusal) -> Response:
-    message = i18n.explain(refusal)
     status, headers = status_of(refusal), retry_headers(refusal)
+    show_again = getattr(current_app.view_functions.get(request.endpoint or ""), "form_page", None)
     # A form refused for its values is shown again; one about nothing here gets the error page.
-    if (
-        not request.path.startswith(API_PREFIX)
-        and request.method == "POST"
-        and not isinstance(refusal, refusals.NotFound)
-    ):
-        view = current_app.view_functions.get(request.endpoint or "")
-        show_again = getattr(view, "form_page", None)
-        if show_again is not None:
-            response = current_app.make_response(show_again(refusal))
-            response.status_code = status
-            response.headers.update(headers)
-            return response
-    return error_response(message, status, headers)
+    if show_again and request.method == "POST" and not isinstance(refusal, refusals.NotFound):
+        return current_app.make_response((show_again(error=refusal), status, headers))
+    return error_response(i18n.explain(refusal), status, headers)
 
 
 def _http_error(error: HTTPException) -> Response:
     if isinstance(error, MethodNotAllowed):
-        allowed = _allowed_methods(error)
-        if not allowed:
+        error.valid_methods = _allowed_methods(error)
+        if not error.valid_methods:
             error = NotFound()
-        else:
-            error.valid_methods = allowed
     status = error.code or 500
     described = error.description != type(error).description  # set by our own abort()
     message = error.description if described and error.description else None
-    response = error_response(str(message or MESSAGES.get(status, f"{error.name}.")), status)
-    for name, value in error.get_headers():
-        if name in ("Allow", "Retry-After"):  # a 405 says what is allowed, a 429 when to retry
-            response.headers[name] = value
-    return response
+    # A 405 says what is allowed, a 429 when to retry.
+    headers = {key: value for key, value in error.get_headers() if key in ("Allow", "Retry-After")}
+    return error_response(str(message or MESSAGES.get(status, f"{error.name}.")), status, headers)
 
 
 def _allowed_methods(error: MethodNotAllowed) -> list[str]:
-    """The methods that reach something here: Werkzeug names a route's methods even when a
-    converter refuses the path (an id of 0) for all of them."""
+    """The methods that reach something here, not those of a route refusing it (an id of 0)."""
     adapter = current_app.create_url_adapter(request)
     if adapter is None:
         return list(error.valid_methods or [])
@@ -123,11 +105,10 @@ def _allowed_methods(error: MethodNotAllowed) -> list[str]:
         try:
             adapter.match(request.path, method=method)
         except RequestRedirect:
-            allowed.append(method)
+            pass
         except HTTPException:
             continue
-        else:
-            allowed.append(method)
+        allowed.append(method)
     return allowed
 
 

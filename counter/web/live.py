@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
@@ -10,6 +11,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
@@ -28,14 +30,7 @@ bp = Blueprint("live", __name__, url_prefix="/api")
 RETRY_MS = 1000  # how soon EventSource reconnects after a stream ends or breaks
 # An event, not a comment, so that the page can tell a live stream from one a proxy holds.
 BEAT = "event: beat\ndata:\n\n"
-
-
-class TooManyStreams(TooMany):
-    """More open streams than this process gives one browser, address, or all of them."""
-
-
 STREAMS_FULL = N_("Too many live pages are open from here; this one looks now and then instead.")
-
 LIFETIME_JITTER = 0.25  # a stream lasts between 75 % and all of LIVE_LIFETIME_S
 
 
@@ -46,48 +41,41 @@ def lifetime_s(most: float, draw: Callable[[], float] = random.random) -> float:
 class Place:
     """One open stream's place in the per-process bounds."""
 
-    def __init__(self, keys: tuple[str, ...], address: str, holder: str) -> None:
-        self.keys, self.address, self.holder = keys, address, holder
+    def __init__(self, address: str, holder: str) -> None:
+        self.keys, self.address, self.holder = ("all", f"holder:{holder}"), address, holder
         self.watcher: push.Watcher | None = None
         self.held = True
 
     def release(self) -> None:
+        """Give the place back (once)."""
         with _open_lock:
-            self.let_go()
-
-    def let_go(self) -> None:
-        """Give the place back (once); the caller holds the lock."""
-        if not self.held:
-            return
-        self.held = False
-        for key in self.keys:
-            _open[key] -= 1
-            if not _open[key]:
-                del _open[key]
-        here = _at_address[self.address]
-        here.remove(self)
-        if not here:
-            del _at_address[self.address]
+            if not self.held:
+                return
+            self.held = False
+            _open.subtract(self.keys)
+            for key in self.keys:
+                if not _open[key]:
+                    del _open[key]
+            here = _at_address[self.address]
+            here.remove(self)
+            if not here:
+                del _at_address[self.address]
 
 
 _open: Counter[str] = Counter()
 _at_address: dict[str, list[Place]] = {}  # each address's open streams, the oldest first
-_open_lock = threading.Lock()
+_open_lock = threading.RLock()  # a place taken may end another's
 
 
 def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
-    bounds = (
-        ("all", config["LIVE_STREAMS_PER_PROCESS"]),
-        (f"holder:{holder}", config["LIVE_STREAMS_PER_BROWSER"]),
-    )
-    place = Place(tuple(key for key, _most in bounds), address, holder)
+    place = Place(address, holder)
+    bounds = (config["LIVE_STREAMS_PER_PROCESS"], config["LIVE_STREAMS_PER_BROWSER"])
     with _open_lock:
-        if any(_open[key] >= most for key, most in bounds):
-            raise TooManyStreams(STREAMS_FULL)
+        if any(_open[key] >= most for key, most in zip(place.keys, bounds, strict=True)):
+            raise TooMany(STREAMS_FULL)
         if len(_at_address.get(address, ())) >= config["LIVE_STREAMS_PER_ADDRESS"]:
             _give_up_place(_at_address[address], holder)
-        for key in place.keys:
-            _open[key] += 1
+        _open.update(place.keys)
         _at_address.setdefault(address, []).append(place)
     return place
 
@@ -98,25 +86,19 @@ def _give_up_place(here: list[Place], holder: str) -> None:
     counts = Counter(place.holder for place in here if place.watcher is not None)
     most = max(counts.values(), default=0)
     if most <= counts[holder]:
-        raise TooManyStreams(STREAMS_FULL)
+        raise TooMany(STREAMS_FULL)
     victim = next(place for place in here if place.watcher and counts[place.holder] == most)
-    victim.let_go()  # at once, under the lock; its stream ends, and its page reconnects
+    victim.release()  # at once, under the lock; its stream ends, and its page reconnects
     assert victim.watcher is not None
     victim.watcher.offer("", push.END)
 
 
 def _on_hang_up(end: Callable[[], None]) -> Callable[[], None]:
-    """Under gevent, call ``end`` as soon as the client hangs up, not at the next write:
-    a stream's client sends nothing more, so its socket turning readable is its end."""
-    sock = request.environ.get("gunicorn.socket")
-    if sock is None or "gevent.monkey" not in sys.modules:
+    """Under gevent, call ``end`` once the client hangs up (its socket turns readable)."""
+    sock, monkey = request.environ.get("gunicorn.socket"), sys.modules.get("gevent.monkey")
+    if sock is None or monkey is None or not monkey.is_module_patched("socket"):
         return lambda: None
-    from gevent import get_hub
-    from gevent.monkey import is_module_patched
-
-    if not is_module_patched("socket"):
-        return lambda: None
-    readable = get_hub().loop.io(sock.fileno(), 1)
+    readable = sys.modules["gevent"].get_hub().loop.io(sock.fileno(), 1)
 
     def hung_up() -> None:
         readable.stop()  # once: it stays readable
@@ -160,26 +142,22 @@ def stream(
     news of a match started on another device, ``missed`` such news from before."""
     config = current_app.config
     place = _take_place(holder, client_address(), config)
-    hub = push.hub()
-    try:
+    with contextlib.ExitStack() as undo:
+        undo.callback(place.release)
+        hub = push.hub()
         watcher = hub.watch(key, *map(push.match_key, also))  # before reading: no change lost
-        try:
-            first = now()
-        except BaseException:
-            hub.unwatch(watcher)
-            raise
-    except BaseException:
-        place.release()
-        raise
-    place.watcher = watcher
+        undo.callback(hub.unwatch, watcher)
+        first = now()
+        place.watcher = watcher
+        undo.callback(_on_hang_up(lambda: watcher.offer("", push.END)))
+        ended = undo.pop_all()
     db.session.close()  # no database connection is held while the stream waits
     heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], lifetime_s(config["LIVE_LIFETIME_S"])
-    unwatched = _on_hang_up(lambda: watcher.offer("", push.END))
     resumed = request.headers.get("Last-Event-ID")
     seen = shown or (lambda body: body)
 
     def events() -> Iterator[str]:
-        try:
+        with ended:
             yield f"retry: {RETRY_MS}\n\n"
             data = _compact(seen(first))
             last = event_id(data)
@@ -219,10 +197,6 @@ def stream(
                     if event_id(data) != last:  # changes undone before it read: nothing new
                         last = event_id(data)
                         yield _event(data)
-        finally:
-            unwatched()
-            hub.unwatch(watcher)
-            place.release()
 
     return Response(
         stream_with_context(events()),
@@ -234,24 +208,22 @@ def stream(
 @bp.get("/matches/<match_id:match_id>/events")
 def match_events(match_id: int) -> Response:
     owner = owner_of(match_id, reading=True)
-    table = owner != current_owner()  # a club evening's table link: this match alone
 
     def now() -> dict[str, Any]:
         return match_json(matches.get_match(owner=owner, match_id=match_id))
 
     def allowed() -> bool:
         changed()
-        try:
+        with contextlib.suppress(NotFound):
             still = owner_of(match_id, reading=True) == owner
-        except NotFound:
-            return False
-        return still and matches.owns(owner=owner, match_id=match_id)
+            return still and matches.owns(owner=owner, match_id=match_id)
+        return False
 
     asking = None if (device := this_device()) is None else device.id
 
     def moved(news: str) -> dict[str, Any] | None:
         to, by = (int(part) for part in news.removeprefix(push.NEXT).split(":"))
-        if table or by == asking or not matches.owns(owner=owner, match_id=to):
+        if by == asking or not matches.owns(owner=owner, match_id=to):
             return None  # this device's own new match, or not this key's
         started = matches.get_match(owner=owner, match_id=to)
         return {
@@ -267,13 +239,13 @@ def match_events(match_id: int) -> Response:
         }
 
     def missed() -> str | None:
-        if table:
-            return None
         found = devices.moved_on(owner=owner, match_id=match_id, asking=asking)
         return None if found is None else push.next_news(to=found[0], by=found[1])
 
-    holder = f"table:{match_id}" if table else owner  # the host's own count is the host's
-    return stream(push.match_key(match_id), now, holder, None, allowed, moved, missed)
+    key = push.match_key(match_id)
+    if owner != current_owner():  # a club evening's table link: this match alone, counted apart
+        return stream(key, now, f"table:{match_id}", None, allowed)
+    return stream(key, now, owner, None, allowed, moved, missed)
 
 
 @bp.get("/shared/<token>/events")
@@ -283,7 +255,5 @@ def shared_events(token: str) -> Response:
     def now() -> dict[str, Any]:
         return match_json(sharing.shared_match(token=token))
 
-    def allowed() -> bool:
-        return sharing.still_shared(match_id=match.id, token=token)  # type: ignore[arg-type]
-
+    allowed = partial(sharing.still_shared, match_id=match.id, token=token)  # type: ignore[arg-type]
     return stream(push.match_key(match.id), now, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]

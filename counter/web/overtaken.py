@@ -1,15 +1,12 @@
-"""What a phone asks when another phone recorded or undid a deal first: the ``ask`` of
-the 409 answer to a deal sent with ``after`` (docs/sync.md)."""
+"""The ``ask`` of the 409 to a deal sent with ``after``: another phone was first (docs/sync.md)."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from flask_babel import gettext, ngettext
 
 from counter.game import scoring
 from counter.game.scoring import Outcome, Seat
-from counter.services.read_models import DealView, MatchView
+from counter.services.read_models import MatchView
 from counter.web import words
 
 
@@ -18,14 +15,10 @@ def question(
 ) -> dict[str, str | int]:
     """``question`` and its answers ``same`` (drop this deal) and ``add`` (record it too); for
     one deal recorded there with another result, ``mine`` (replace it) and its ``deal``."""
-    deals: Sequence[DealView] = match.deals or ()
+    deals = match.deals or ()
     missed = deals[after:]
     points = scoring.score_deal(seat, outcome, match.rules).points
     yours = words.deal_note(match.names, seat, points, outcome, match.game.name)
-
-    def note(deal: DealView) -> str:
-        return words.deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name)
-
     if len(missed) == 1 and (missed[0].player, missed[0].outcome) != (seat, outcome):
         theirs = missed[0]
         return {
@@ -33,7 +26,7 @@ def question(
                 "Another phone recorded deal %(number)s: %(theirs)s. This phone: %(yours)s. "
                 "Which is right?",
                 number=theirs.number,
-                theirs=note(theirs),
+                theirs=words.note_of(match, theirs),
                 yours=yours,
             ),
             "same": gettext("The other phone's"),
@@ -42,7 +35,7 @@ def question(
             "deal": theirs.number,
         }
     if missed:
-        listed = "; ".join(f"{deal.number}: {note(deal)}" for deal in missed)
+        listed = "; ".join(f"{deal.number}: {words.note_of(match, deal)}" for deal in missed)
         return {
             "question": ngettext(
                 "Another phone recorded deal %(deals)s. Yours: %(yours)s. Same deal?",

@@ -1,25 +1,13 @@
-"""The counter: the match on the table, its deal buttons and its settings, as plain forms.
-
-Every form posts, redirects and gets, so no JavaScript is needed; the page's
-script (static/counter.js) takes over the same forms when it runs.
-"""
+"""The counter page and its forms (post, redirect, get); static/counter.js takes them over."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import uuid
 from typing import Any
 
-from flask import (
-    Blueprint,
-    abort,
-    flash,
-    jsonify,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import force_locale, gettext
 from werkzeug.wrappers import Response
 
@@ -39,15 +27,14 @@ from counter.web.forms import confirm_page
 bp = limits.writes(Blueprint("play", __name__))
 
 
-def shown_match() -> MatchView:
-    current = matches.current_match(owner=current_owner(), device=this_device())
-    return current or blank_match(i18n.default_names())
-
-
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
     """The counter page, with the refusal's message when a form was refused."""
-    match = match or _match_of_form() or shown_match()
-    state = {"match": _for_the_script(match), "rules": rulebook.for_the_script()}
+    match = (
+        match
+        or _match_of_form()
+        or matches.current_match(owner=current_owner(), device=this_device())
+        or blank_match(i18n.default_names())
+    )
     return render_template(
         "home.html",
         match=match,
@@ -56,21 +43,16 @@ def render_home(match: MatchView | None = None, error: Refusal | None = None) ->
         new_uid=uuid.uuid4().hex,
         error=None if error is None else words.explain(error),
         words=words.script_words(),
-        state=state,
+        state={"match": _for_the_script(match), "rules": rulebook.for_the_script()},
         plain_http=plain_http(),
     )
 
 
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
-
-
 def plain_http() -> bool:
-    """Whether a browser takes this page for no secure context: plain http at a name that
-    is not this computer's own, as a phone on the home Wi-Fi sees it."""
-    host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
-    return request.scheme == "http" and not (
-        host in LOOPBACK_NAMES or host.endswith(".localhost") or host.startswith("127.")
-    )
+    """Whether a browser takes this page for no secure context, as a phone on the Wi-Fi does."""
+    host = request.host if request.host.endswith("]") else request.host.rsplit(":", 1)[0]
+    local = host in ("localhost", "[::1]") or host.endswith(".localhost") or host.startswith("127.")
+    return request.scheme == "http" and not local
 
 
 NOT_FOR_THE_SCRIPT = ("table", "created_at", "finished_at", "played_at")
@@ -89,31 +71,20 @@ def _for_the_script(match: MatchView) -> dict[str, Any]:
 
 
 def _match_of_form() -> MatchView | None:
-    try:
-        match_id = forms.match_id()
-    except Refusal:
-        return None
-    if match_id is None:
-        return None
-    try:
-        return matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
-    except MatchNotFound:
-        return None
-
-
-def _refused_form(error: Refusal) -> str:
-    return render_home(error=error)
+    with contextlib.suppress(Refusal):  # a form about no match of this browser's
+        if (match_id := forms.match_id()) is not None:
+            return matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
+    return None
 
 
 @bp.get("/")
 def home() -> str:
-    return render_home(shown_match())
+    return render_home()
 
 
 @bp.get("/words/<language>.json")
 def later_words(language: str) -> Response:
-    """What the counter's script says only sometimes (settings, refusals), loaded at first
-    use; the language is in the address so that static/sw.js's copy is never the other's."""
+    """The language is in the address so that static/sw.js's copy is never the other's."""
     if language not in i18n.LANGUAGES:
         abort(404)
     with force_locale(language):
@@ -125,7 +96,7 @@ def later_words(language: str) -> Response:
 
 
 @bp.post("/deals")
-@shows_again(_refused_form)
+@shows_again(render_home)
 def record_deal() -> Response:
     match_id = forms.match_id()
     outcome = forms.outcome()
@@ -143,13 +114,12 @@ def record_deal() -> Response:
         default_names=i18n.default_names(),
     )
     if recorded and match.deals:
-        deal = match.deals[-1]
-        flash(words.deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name))
+        flash(words.note_of(match, match.deals[-1]))
     return redirect(url_for("play.home"))
 
 
 @bp.post("/undo")
-@shows_again(_refused_form)
+@shows_again(render_home)
 def undo_last_deal() -> Response:
     match_id = forms.match_id()
     if match_id is None:
@@ -162,15 +132,12 @@ def undo_last_deal() -> Response:
         owner=owner, match_id=match_id, number=forms.number("deal_number"), device=this_device()
     )
     if removed is not None:
-        note = words.deal_note(
-            match.names, removed.player, removed.points, removed.outcome, match.game.name
-        )
-        flash(gettext("Undone: %(note)s.", note=note))
+        flash(gettext("Undone: %(note)s.", note=words.note_of(match, removed)))
     return redirect(url_for("play.home"))
 
 
 @bp.post("/settings")
-@shows_again(_refused_form)
+@shows_again(render_home)
 def change_match() -> Response | str:
     """Switch the target, rename the players, or change the house rules or the first dealer."""
     names, match_id, preset = forms.names(), forms.match_id(), forms.preset()
@@ -212,14 +179,21 @@ def change_match() -> Response | str:
     if target is not None or preset is not None:
         flash(gettext("The match is now played to %(target)s.", target=match.target))
     if rules is not None or preset is not None:
-        flash(words.rules_saved(match.rules, match.game.name))
+        summary = words.rules_summary(match.rules, match.game.name)
+        flash(
+            gettext(
+                "House rules saved (%(rules)s). They count from the next deal; "
+                "the deals recorded keep their points.",
+                rules=summary,
+            )
+        )
     if first_dealer is not None:
         flash(gettext("%(name)s deals first.", name=match.players[match.first_dealer - 1].name))
     return redirect(url_for("play.home"))
 
 
 @bp.post("/new")
-@shows_again(_refused_form)
+@shows_again(render_home)
 def start_match() -> Response | str:
     """Start a new match with the same two players; asks first while one is open."""
     names, uid, preset, rules = forms.names(), forms.uid(), forms.preset(), forms.rules()
@@ -228,14 +202,8 @@ def start_match() -> Response | str:
     if game is not None and target not in GAMES[game].targets:
         target = None  # the form offers every game's targets; this game has its own
     device = ensure_device()
-    owner = device.owner
-    open_match = matches.current_match(owner=owner, device=device)
-    if (
-        open_match is not None
-        and open_match.deals
-        and not open_match.finished
-        and not forms.confirmed()
-    ):
+    open_match = matches.current_match(owner=device.owner, device=device)
+    if open_match and open_match.deals and not open_match.finished and not forms.confirmed():
         return confirm_page(
             title=gettext("Start a new match?"),
             message=gettext(
@@ -249,7 +217,7 @@ def start_match() -> Response | str:
             button=gettext("Start a new match"),
         )
     match, started = matches.start_match(
-        owner=owner,
+        owner=device.owner,
         device=device,
         uid=uid,
         target=target,

@@ -33,12 +33,9 @@ def match_json(match: MatchView) -> dict[str, Any]:
         "played_at": iso_utc(match.played_at),
     }
     if match.deals is None:
-        body["deal_count"] = match.deal_count
-    else:
-        body["dealer"] = match.dealer
-        body["leader"] = scoring.leader(match.dealer)
-        body["deals"] = [deal_json(deal) for deal in match.deals]
-    return body
+        return {**body, "deal_count": match.deal_count}
+    deals = [deal_json(deal) for deal in match.deals]
+    return {**body, "dealer": match.dealer, "leader": scoring.leader(match.dealer), "deals": deals}
 
 
 def deal_json(deal: DealView) -> dict[str, Any]:
@@ -56,15 +53,12 @@ def deal_json(deal: DealView) -> dict[str, Any]:
 
 
 def update_json(match: MatchView, *, since: int | None) -> dict[str, Any]:
-    """A summary with the deals numbered above ``since`` (none: no deals)."""
-    deals = match.deals or ()
-    summary = replace(match, deals=None)
-    body = match_json(summary)
-    body["dealer"] = match.dealer
-    body["leader"] = scoring.leader(match.dealer)
-    later = () if since is None else (deal for deal in deals if deal.number > since)
-    body["deals"] = [deal_json(deal) for deal in later]
-    return body
+    """The match with ``deal_count`` and only the deals numbered above ``since`` (none: none)."""
+    later = [deal for deal in match.deals or () if since is not None and deal.number > since]
+    return {**match_json(replace(match, deals=tuple(later))), "deal_count": match.deal_count}
+
+
+PRIVATE = ("id", "uid", "played_at", "table", "first_dealer", "session")
 
 
 def shared_json(match: MatchView) -> dict[str, Any]:
@@ -73,15 +67,13 @@ def shared_json(match: MatchView) -> dict[str, Any]:
 
 def shared_from(body: dict[str, Any]) -> dict[str, Any]:
     """What a share link shows of a match: nothing that names anything else."""
-    body = dict(body, players=[dict(player) for player in body["players"]])
-    body["deals"] = [dict(deal) for deal in body["deals"]]
-    for private in ("id", "uid", "played_at", "table", "first_dealer", "session"):
-        del body[private]
-    for player in body["players"]:
-        del player["games"]
-    for deal in body["deals"]:
-        del deal["request_id"]
-    return body
+    return {
+        **{key: value for key, value in body.items() if key not in PRIVATE},
+        "players": [
+            {k: v for k, v in player.items() if k != "games"} for player in body["players"]
+        ],
+        "deals": [{k: v for k, v in deal.items() if k != "request_id"} for deal in body["deals"]],
+    }
 
 
 def page_json(page: MatchPage) -> dict[str, Any]:

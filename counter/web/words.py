@@ -1,25 +1,23 @@
-"""The game's words on the pages and in the page's script, in the request's language.
-
-Outcomes are named here; house rules and presets are named in scoring, translated here.
-"""
+"""The game's words on the pages and in the page's script, in the request's language."""
 
 from __future__ import annotations
 
 import copy
 import functools
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from flask import g
 from flask_babel import gettext, lazy_gettext, lazy_pgettext
 
 from counter.game.games import GAMES, session_winner
 from counter.game.refusals import Refusal
 from counter.game.scoring import PRESETS, GameName, HouseRules, Outcome
-from counter.services.read_models import MatchView
+from counter.services.read_models import DealView, MatchView
 from counter.web import i18n
 
-# Each outcome's button name and (OUTCOME_HINTS) when to tap it, from the receiver's side.
+T = TypeVar("T")
+
 # A mistake's button stands under the player who gets its points (context "button"):
 # a language may name it there as the opponent's, apart from the house rule's label.
 OUTCOME_NAMES = {
@@ -32,47 +30,6 @@ OUTCOME_NAMES = {
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_pgettext("button", "Wrong 66, no trick"),
     Outcome.TIE: lazy_gettext("Tie"),
 }
-# Game-specific words (gettext contexts named after the game): where the players of a
-# game say it otherwise, as Austrians do after a Schnapsen deal. Each language's catalogue
-# gives them; one without a word of its own repeats its common word.
-GAME_OUTCOME_NAMES = {
-    GameName.SCHNAPSEN: {
-        Outcome.NORMAL: lazy_pgettext("schnapsen", "Win"),
-        Outcome.FAILED_CLOSE: lazy_pgettext("schnapsen", "Failed close"),
-        Outcome.FAILED_CLOSE_NO_TRICK: lazy_pgettext("schnapsen", "Failed close, no trick"),
-        Outcome.WRONG_CLAIM: lazy_pgettext("schnapsen", "Wrong 66"),
-        Outcome.WRONG_CLAIM_NO_TRICK: lazy_pgettext("schnapsen", "Wrong 66, no trick"),
-    },
-}
-# What a series counts, beside each player's score: games won, or Bummerl got.
-TALLY_LABELS = {
-    GameName.SANTASE: lazy_gettext("Wins:"),
-    GameName.SIXTY_SIX: lazy_gettext("Wins:"),
-    GameName.SCHNAPSEN: lazy_pgettext("schnapsen", "Bummerl:"),
-}
-# A match's words where Schnapsen players say Bummerl: the common words, and Schnapsen's.
-MATCH_WORDS = {
-    "wins": lazy_gettext("%(name)s won the match %(score)s"),
-    "newMatch": lazy_gettext("New match to %(target)s"),
-    "startedTo": lazy_gettext("New match to %(target)s started."),
-    "matchTo": lazy_gettext("Match to"),
-}
-GAME_MATCH_WORDS = {
-    GameName.SCHNAPSEN: {
-        "wins": lazy_pgettext("schnapsen", "%(name)s won the Bummerl"),
-        "newMatch": lazy_pgettext("schnapsen", "New Bummerl"),
-        "startedTo": lazy_pgettext("schnapsen", "New Bummerl started."),
-        "matchTo": lazy_pgettext("schnapsen", "Bummerl from"),
-    },
-}
-# House rules a game names otherwise: Schnapsen's match won to nil is a Schneider-Bummerl.
-GAME_RULE_LABELS = {
-    GameName.SCHNAPSEN: {"shutout": lazy_pgettext("schnapsen", "Schneider-Bummerl")},
-}
-# Choices a game names otherwise: Schnapsen plays one Bummerl (the CSV keeps the common word).
-GAME_CHOICE_LABELS = {
-    GameName.SCHNAPSEN: {("session", "one"): lazy_pgettext("schnapsen", "one Bummerl")},
-}
 # Beside the player who received the points (in the statistics), whose the mistake was.
 RECEIVED_NAMES = {
     Outcome.FAILED_CLOSE: lazy_gettext("Opponent's failed close"),
@@ -80,14 +37,38 @@ RECEIVED_NAMES = {
     Outcome.WRONG_CLAIM: lazy_gettext("Opponent's wrong 66"),
     Outcome.WRONG_CLAIM_NO_TRICK: lazy_gettext("Opponent's wrong 66, no trick"),
 }
-GAME_RECEIVED_NAMES = {
+MATCH_WORDS = {
+    "wins": lazy_gettext("%(name)s won the match %(score)s"),
+    "newMatch": lazy_gettext("New match to %(target)s"),
+    "startedTo": lazy_gettext("New match to %(target)s started."),
+    "matchTo": lazy_gettext("Match to"),
+}
+WINS = lazy_gettext("Wins:")  # what a series counts beside each player's score
+# A game's own words (gettext context: the game), keyed as the common word is looked up: an
+# outcome, ("received", outcome), a match word, "tally", ("rule", name) or (rule, choice).
+# A language whose players say nothing special repeats its common word in its catalogue.
+GAME_WORDS: dict[GameName, dict[object, Any]] = {
     GameName.SCHNAPSEN: {
-        Outcome.FAILED_CLOSE: lazy_pgettext("schnapsen", "Opponent's failed close"),
-        Outcome.FAILED_CLOSE_NO_TRICK: lazy_pgettext(
+        Outcome.NORMAL: lazy_pgettext("schnapsen", "Win"),
+        Outcome.FAILED_CLOSE: lazy_pgettext("schnapsen", "Failed close"),
+        Outcome.FAILED_CLOSE_NO_TRICK: lazy_pgettext("schnapsen", "Failed close, no trick"),
+        Outcome.WRONG_CLAIM: lazy_pgettext("schnapsen", "Wrong 66"),
+        Outcome.WRONG_CLAIM_NO_TRICK: lazy_pgettext("schnapsen", "Wrong 66, no trick"),
+        ("received", Outcome.FAILED_CLOSE): lazy_pgettext("schnapsen", "Opponent's failed close"),
+        ("received", Outcome.FAILED_CLOSE_NO_TRICK): lazy_pgettext(
             "schnapsen", "Opponent's failed close, no trick"
         ),
-        Outcome.WRONG_CLAIM: lazy_pgettext("schnapsen", "Opponent's wrong 66"),
-        Outcome.WRONG_CLAIM_NO_TRICK: lazy_pgettext("schnapsen", "Opponent's wrong 66, no trick"),
+        ("received", Outcome.WRONG_CLAIM): lazy_pgettext("schnapsen", "Opponent's wrong 66"),
+        ("received", Outcome.WRONG_CLAIM_NO_TRICK): lazy_pgettext(
+            "schnapsen", "Opponent's wrong 66, no trick"
+        ),
+        "wins": lazy_pgettext("schnapsen", "%(name)s won the Bummerl"),
+        "newMatch": lazy_pgettext("schnapsen", "New Bummerl"),
+        "startedTo": lazy_pgettext("schnapsen", "New Bummerl started."),
+        "matchTo": lazy_pgettext("schnapsen", "Bummerl from"),
+        "tally": lazy_pgettext("schnapsen", "Bummerl:"),
+        ("rule", "shutout"): lazy_pgettext("schnapsen", "Schneider-Bummerl"),
+        ("session", "one"): lazy_pgettext("schnapsen", "one Bummerl"),  # the CSV says "one"
     },
 }
 # A best of three as it stands, and once someone has won it (the winner's matches first).
@@ -109,110 +90,77 @@ OUTCOME_HINTS = {
 }
 
 
-def _translated(key: str, build: Any) -> Any:
-    """Words in this request's language, translated once per request, not per use."""
-    words = g.get(key)
-    if words is None:
-        words = build()
-        setattr(g, key, words)
-    return words
+def _per_language(build: Callable[..., T]) -> Callable[..., T]:
+    """``build`` run once per language and arguments; the caller must not change its answer."""
+    cached = functools.cache(lambda _language, *args: build(*args))
+    return lambda *args: cached(i18n.current_language(), *args)
 
 
-def outcome_names(game: GameName | str = GameName.SANTASE) -> dict[Outcome, str]:
-    """Each outcome's name as the players of ``game`` say it."""
-    played = GameName(game)
-    return _translated(  # type: ignore[no-any-return]
-        f"outcome_names_{played.value}",
-        lambda: {
-            outcome: str(GAME_OUTCOME_NAMES.get(played, {}).get(outcome, text))
-            for outcome, text in OUTCOME_NAMES.items()
-        },
-    )
+def _said(game: GameName | str, key: object, common: object) -> str:
+    return str(GAME_WORDS.get(GameName(game), {}).get(key, common))
+
+
+@_per_language
+def outcome_names(game: GameName | str, received: bool) -> dict[Outcome, str]:
+    """Each outcome's name in ``game``; ``received``: each mistake's, as the opponent's."""
+    if received:
+        return {key: _said(game, ("received", key), text) for key, text in RECEIVED_NAMES.items()}
+    return {key: _said(game, key, text) for key, text in OUTCOME_NAMES.items()}
 
 
 def outcome_name(
     outcome: Outcome | str, *, received: bool = False, game: GameName | str = GameName.SANTASE
 ) -> str:
-    """The outcome's name in ``game``; ``received``: said of the player who received its
-    points."""
-    if received and outcome in RECEIVED_NAMES:
-        return received_names(game)[Outcome(outcome)]
-    return outcome_names(game)[Outcome(outcome)]
-
-
-def received_names(game: GameName | str) -> dict[Outcome, str]:
-    """Each mistake's name as the players of ``game`` say it of its opponent's."""
-    played = GameName(game)
-    own = GAME_RECEIVED_NAMES.get(played, {})
-    return {outcome: str(own.get(outcome, text)) for outcome, text in RECEIVED_NAMES.items()}
+    """``received``: said beside the player who received its points."""
+    return outcome_names(game, received and outcome in RECEIVED_NAMES)[Outcome(outcome)]
 
 
 def session_line(match: MatchView) -> str:
     """Like "Best of three: Sepp 1, Resi 0", or who has won it; "" for a match played as one."""
-    if match.session is None:
+    if (won := match.session) is None:
         return ""
-    winner = session_winner(match.session)
-    if winner is not None:
-        score = f"{match.session[winner - 1]}:{match.session[2 - winner]}"
-        return str(SESSION_WON) % {"name": match.players[winner - 1].name, "score": score}
-    first, second = match.players
-    return str(SESSION) % {
-        "name1": first.name,
-        "won1": match.session[0],
-        "name2": second.name,
-        "won2": match.session[1],
-    }
+    names, winner = match.names, session_winner(won)
+    if winner is None:
+        return str(SESSION) % {"name1": names[0], "won1": won[0], "name2": names[1], "won2": won[1]}
+    score = f"{won[winner - 1]}:{won[2 - winner]}"
+    return str(SESSION_WON) % {"name": names[winner - 1], "score": score}
 
 
 def tally_label(game: GameName | str) -> str:
-    return str(TALLY_LABELS[GameName(game)])
+    return _said(game, "tally", WINS)
 
 
 def match_word(key: str, game: GameName | str, **values: object) -> str:
     """A match's word (``MATCH_WORDS``) as the players of ``game`` say it."""
-    text = GAME_MATCH_WORDS.get(GameName(game), {}).get(key, MATCH_WORDS[key])
-    return str(text) % values if values else str(text)
-
-
-def match_words(game: GameName) -> dict[str, str]:
-    return {key: match_word(key, game) for key in MATCH_WORDS}
+    text = _said(game, key, MATCH_WORDS[key])
+    return text % values if values else text
 
 
 def games() -> dict[str, str]:
-    """Each game's name, in this request's language."""
     return {name.value: gettext(game.label) for name, game in GAMES.items()}
 
 
 def outcome_hint(outcome: Outcome | str) -> str:
-    hints: dict[Outcome, str] = _translated(
-        "outcome_hints", lambda: {outcome: str(text) for outcome, text in OUTCOME_HINTS.items()}
-    )
-    return hints[Outcome(outcome)]
+    return str(OUTCOME_HINTS[Outcome(outcome)])
 
 
+@_per_language
 def house_rules(game: GameName | str = GameName.SANTASE) -> list[dict[str, Any]]:
-    """Each house rule with its label (as ``game`` names it) and the label of each choice,
-    for forms and summaries."""
-    labels = GAME_RULE_LABELS.get(GameName(game), {})
-    choices = GAME_CHOICE_LABELS.get(GameName(game), {})
-    return _translated(  # type: ignore[no-any-return]
-        f"house_rules_{GameName(game).value}",
-        lambda: [
-            {
-                "name": switch.name,
-                "label": str(labels.get(switch.name, gettext(switch.label))),
-                "choices": {
-                    choice.value: str(choices.get((switch.name, choice.value), gettext(text)))
-                    for choice, text in switch.choices.items()
-                },
-            }
-            for switch in HouseRules.switches()
-        ],
-    )
+    """Each house rule with its label and its choices' labels, as ``game`` names them."""
+    return [
+        {
+            "name": switch.name,
+            "label": _said(game, ("rule", switch.name), gettext(switch.label)),
+            "choices": {
+                choice.value: _said(game, (switch.name, choice.value), gettext(text))
+                for choice, text in switch.choices.items()
+            },
+        }
+        for switch in HouseRules.switches()
+    ]
 
 
 def presets() -> dict[str, str]:
-    """Each preset's name, in this request's language."""
     return {name: gettext(preset.label) for name, preset in PRESETS.items()}
 
 
@@ -223,7 +171,6 @@ DEAL_NOTE = "%(receives)s · %(outcome)s"
 
 
 def receives(points: int, name: str) -> str:
-    """Like "+2 Иван": who received how many game points."""
     return RECEIVES % {"points": points, "name": name}
 
 
@@ -234,8 +181,7 @@ def deal_note(
     outcome: Outcome,
     game: GameName | str = GameName.SANTASE,
 ) -> str:
-    """Like "+2 Иван · Schneider": what a deal gave whom ("±0 Tie" for a tie) in ``game``'s
-    words; a mistake named as the opponent's ("+2 Иван · Opponent's wrong 66")."""
+    """Like "+2 Иван · Opponent's wrong 66", or "±0 Tie", in ``game``'s words."""
     if player is None:
         return f"{NO_POINTS} {outcome_name(outcome, game=game)}"
     return DEAL_NOTE % {
@@ -244,24 +190,22 @@ def deal_note(
     }
 
 
+def note_of(match: MatchView, deal: DealView) -> str:
+    return deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name)
+
+
+def _each_game(words: Callable[[GameName], object]) -> dict[str, object]:
+    return {name.value: words(name) for name in GameName}
+
+
+@_per_language
 def script_words() -> dict[str, Any]:
-    """What the page's script says, in the page's language; cached per language, so the
-    caller must not change what it returns."""
-    return _script_words(i18n.current_language())
-
-
-@functools.cache
-def _script_words(_language: str) -> dict[str, Any]:
-    """``_language`` is the cache key; gettext uses the request's language."""
+    """What the page's script says."""
     return {
         "receives": RECEIVES,
         "noPoints": NO_POINTS,
         "dealNote": DEAL_NOTE,
-        # A mistake named as the opponent's in the notes and the deal list (deal_note).
-        "received": {
-            name.value: {outcome.value: text for outcome, text in received_names(name).items()}
-            for name in GameName
-        },
+        "received": _each_game(lambda game: outcome_names(game, True)),
         "session": str(SESSION),
         "sessionWon": str(SESSION_WON),
         "undoOf": gettext("undo of deal %(number)s (%(note)s)"),
@@ -277,23 +221,16 @@ def _script_words(_language: str) -> dict[str, Any]:
         "scriptFailed": gettext(
             "this page hit an error (%(error)s). Reload it; the taps listed are kept."
         ),
-        "tally": {name.value: tally_label(name) for name in GameName},
-        "match": {name.value: match_words(name) for name in GameName},
-        "ruleLabels": {
-            name.value: {rule["name"]: rule["label"] for rule in house_rules(name)}
-            for name in GameName
-        },
+        "tally": _each_game(tally_label),
+        "match": _each_game(lambda game: {key: match_word(key, game) for key in MATCH_WORDS}),
+        "ruleLabels": _each_game(lambda game: {r["name"]: r["label"] for r in house_rules(game)}),
         "games": games(),
-        "outcomes": {
-            name.value: {outcome.value: text for outcome, text in outcome_names(name).items()}
-            for name in GameName
-        },
+        "outcomes": _each_game(lambda game: outcome_names(game, False)),
     }
 
 
 def later_words() -> dict[str, Any]:
-    """What the script says only sometimes (settings, confirmations, refusals, undos),
-    loaded on first use."""
+    """What the script says only sometimes (settings, confirmations, refusals, undos)."""
     return {
         "undone": gettext("Undone: %(note)s."),
         "sameTap": gettext("The same tap, counted once:"),
@@ -326,25 +263,13 @@ def later_words() -> dict[str, Any]:
 
 
 def rules_summary(rules: HouseRules, game: GameName | str = GameName.SANTASE) -> str:
-    """Like "Failed close: always 3 · Wrong 66: always 2 · …": the rules ``game`` lets the
-    table choose (Schnapsen has no 65:65 to name)."""
+    """Like "Failed close: always 3 · Wrong 66: always 2": the rules ``game`` leaves open."""
     chosen = rules.as_dict()
     played = GAMES[GameName(game)]
     return " · ".join(
         f"{rule['label']}: {rule['choices'][chosen[rule['name']]]}"
         for rule in house_rules(game)
         if len(played.choices(rule["name"])) > 1
-    )
-
-
-def rules_saved(rules: HouseRules, game: GameName | str = GameName.SANTASE) -> str:
-    """What a player reads after saving house rules: the rules, and from when they count."""
-    return str(
-        gettext(
-            "House rules saved (%(rules)s). They count from the next deal; "
-            "the deals recorded keep their points.",
-            rules=rules_summary(rules, game),
-        )
     )
 
 
@@ -355,8 +280,7 @@ SHOWN = {"name", "value", "names", "choices", "outcome"}
 
 
 def explain(error: Refusal) -> str:
-    """A refusal in the page's words: rules, choices, outcomes and presets by their shown
-    names, not API codes ("failed_close"), quoted as the language quotes."""
+    """A refusal with codes ("failed_close") shown by their names, quoted as the language does."""
     return i18n.explain(_in_words(error))
 
 
@@ -373,8 +297,7 @@ def _in_words(error: Refusal) -> Refusal:
     quote = QUOTES[i18n.current_language()]
 
     def shown(value: object, sent: bool = False) -> object:
-        """``sent``: a value refused as sent ("value"), quoted but never named: "schnapsen"
-        given as an outcome is not the game Schnapsen."""
+        """``sent``: the value refused, quoted, never named ("schnapsen" as an outcome)."""
         if isinstance(value, Refusal):
             return _in_words(value)
         if not isinstance(value, str):
