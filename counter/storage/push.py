@@ -1,9 +1,4 @@
-"""Live changes: each committed change is announced to the streams that show it.
-
-A key names what changed (:func:`match_key`, :func:`evening_key`); the streams read it
-again themselves. With ``PUSH_URL`` (Redis) announcements reach every process; a Redis
-that does not answer never fails a write, and once it is back every stream reads again.
-"""
+"""Live changes: each committed change is announced, through Redis too, to the streams."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, current_app
 
@@ -219,8 +214,7 @@ def init_app(app: Flask) -> None:
 
 
 def hub() -> Hub:
-    found: Hub = current_app.extensions["push"]
-    return found
+    return cast(Hub, current_app.extensions["push"])
 
 
 _held = threading.local()

@@ -1,20 +1,11 @@
-"""Each player's games in a series (a browser's matches of one game between the same two
-names, in either seat), counted over match rows: a won match adds its ``marks``."""
+"""Each player's games in a series (one game's matches between two names), from match rows."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    ScalarSelect,
-    and_,
-    case,
-    func,
-    or_,
-    select,
-)
+from sqlalchemy import ColumnElement, ScalarSelect, and_, case, func, or_, select
 from sqlalchemy.orm import aliased
 
 from counter.game.games import GAMES, Tally, sessions
@@ -118,7 +109,7 @@ def session_before(
             Match.owner == owner,
             Match.id < match_id,
             Match.won_by.is_not(None),
-            Match.__table__.c.session == Session.BEST_OF_THREE.value,
+            Match.session == Session.BEST_OF_THREE,
             _same_series(Match, game.value, *names),
         )
         .order_by(Match.id)
