@@ -195,8 +195,7 @@ class Hub:
                 self._closed.wait(REDIS_AGAIN_S)
 
     def close(self, wait_s: float = 0) -> bool:
-        """End every stream of this process and let go of Redis; whether all ended within
-        ``wait_s`` seconds."""
+        """End every stream here and let go of Redis; whether all ended within ``wait_s``."""
         self._closed.set()
         for watcher in self._all():
             watcher.offer("", END)
@@ -222,8 +221,7 @@ _held = threading.local()
 
 @contextmanager
 def after_writing() -> Iterator[None]:
-    """Hold the announcements of a write until it ends, so that a slow Redis never keeps
-    the next write waiting for its turn."""
+    """Hold a write's announcements until it ends: a slow Redis never delays the next write."""
     if getattr(_held, "news", None) is not None:  # a write inside a write
         yield
         return

@@ -14,8 +14,7 @@ from counter.storage.models import Match, db
 
 
 def _same_series(match: Any, game: Any, first: Any, second: Any) -> ColumnElement[bool]:
-    """``match`` is of ``game`` between ``first`` and ``second``, in either seat (as the
-    index ``ix_match_series`` can answer)."""
+    """``match`` is of ``game`` between the two, either seat (as ``ix_match_series`` answers)."""
     pair = (first, second)
     return and_(
         match.game == game,
