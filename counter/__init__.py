@@ -54,9 +54,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
         static_folder=_shipped_folder("static"),
     )
     configure(app, test_config, production=production)
-    app.jinja_env.trim_blocks = True
-    app.jinja_env.lstrip_blocks = True
-    app.jinja_env.add_extension(Unindented)
+    app.jinja_options = {"trim_blocks": True, "lstrip_blocks": True, "extensions": [Unindented]}
     # Compact JSON for the scripts, Cyrillic unescaped (tojson still escapes what HTML reads).
     app.jinja_env.policies["json.dumps_kwargs"] = {
         "sort_keys": True,
@@ -70,10 +68,9 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     i18n.init_app(app, str(PACKAGE_DIR / "translations"))
     import_size.init_app(app)
     web.init_app(app)
-    app.register_blueprint(api.bp)
-    app.register_blueprint(live.bp)
     push.init_app(app)
-    app.register_blueprint(health.bp)
+    for blueprint in (api.bp, live.bp, health.bp):
+        app.register_blueprint(blueprint)
     errors.init_app(app)
     limits.init_app(app)
     security.init_app(app, exempt=[api.bp, live.bp, health.bp])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from datetime import timedelta
@@ -14,7 +15,6 @@ from flask import Flask
 from sqlalchemy.engine import make_url
 
 SECRET_KEY_FILE = "secret_key"
-DATABASE_FILE = "santase.sqlite"
 PLACEHOLDER_SECRETS = frozenset({"", "dev", "change-me", "changeme", "secret", "placeholder"})
 MIN_KEY_BYTES = 32
 PREFIX = "SANTASE_"
@@ -39,17 +39,17 @@ OLD_NAMES = {
     "PUSH_CHANNEL",
 }
 LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
+KEY_ADVICE = "python3 -c 'import secrets; print(secrets.token_hex(32))'"
 
 
 def configure(
     app: Flask, test_config: Mapping[str, Any] | None, *, production: bool = False
 ) -> None:
-    instance = Path(app.instance_path)
-    app.config.from_mapping(
-        SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance / DATABASE_FILE}",
+    instance, config = Path(app.instance_path), app.config
+    config.from_mapping(
+        SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance / 'santase.sqlite'}",
         PERMANENT_SESSION_LIFETIME=timedelta(days=365),
         SESSION_REFRESH_EACH_REQUEST=False,
-        SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         MAX_CONTENT_LENGTH=64 * 1024,
         IMPORT_MAX_BYTES=16 * 1024 * 1024,
@@ -78,44 +78,38 @@ def configure(
         LIVE_LIFETIME_S=300,
     )
     if test_config is None:
-        settings, old = from_environment(os.environ, app.config)
-        app.config.update(settings)
+        settings, old = from_environment(os.environ, config)
+        config.update(settings)
         for name in old:
+            new = PREFIX + name.removeprefix(OLD_PREFIX)
             app.logger.warning(
-                "%s is an old name: call it %s%s. It is read until the next release.",
-                name,
-                PREFIX,
-                name.removeprefix(OLD_PREFIX),
+                "%s is an old name: call it %s. It is read until the next release.", name, new
             )
     else:
-        app.config.from_mapping(test_config)
-    app.config["SQLALCHEMY_DATABASE_URI"] = database_url(app.config["SQLALCHEMY_DATABASE_URI"])
-    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = engine_options(
-        app.config["SQLALCHEMY_DATABASE_URI"], app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {})
-    )
-    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
+        config.from_mapping(test_config)
+    config["SQLALCHEMY_DATABASE_URI"] = url = database_url(config["SQLALCHEMY_DATABASE_URI"])
+    options = config.get("SQLALCHEMY_ENGINE_OPTIONS", {})
+    config["SQLALCHEMY_ENGINE_OPTIONS"] = engine_options(url, options)
+    if url.startswith("sqlite:///"):
         instance.mkdir(parents=True, exist_ok=True)
-        create_private_file(app.config["SQLALCHEMY_DATABASE_URI"])
+        create_private_file(url)
     if production:
-        require_production_settings(app.config)
-    app.config["SECRET_KEY"] = secret_key(
-        app.config.get("SECRET_KEY"),
+        require_production_settings(config)
+    config["SECRET_KEY"] = secret_key(
+        config.get("SECRET_KEY"),
         instance,
-        key_file=app.config.get("SECRET_KEY_FILE"),
+        key_file=config.get("SECRET_KEY_FILE"),
         strict=production,
     )
-    for old in app.config.get("SECRET_KEY_FALLBACKS") or []:
+    for old in config.get("SECRET_KEY_FALLBACKS") or []:
         check_key(old, strict=production, name="A key in SECRET_KEY_FALLBACKS")
 
 
 def from_environment(
     environ: Mapping[str, str], defaults: Mapping[str, Any]
 ) -> tuple[dict[str, Any], list[str]]:
-    """The settings the environment gives, and the old names it gives them by.
-
-    A setting whose default is a number or true/false is read as one, a list comma-separated.
-    """
-    found: dict[str, Any] = {}
+    """The settings the environment gives, and the old names it gives them by (a setting whose
+    default is a number or true/false is read as one, a list comma-separated)."""
     old = sorted(
         name
         for name in environ
@@ -123,6 +117,7 @@ def from_environment(
     )
     named = [(name, name.removeprefix(OLD_PREFIX)) for name in old]
     named += [(name, name.removeprefix(PREFIX)) for name in environ if name.startswith(PREFIX)]
+    found: dict[str, Any] = {}
     for variable, name in named:  # the new names last: they win
         setting = RENAMED.get(name, name)
         found[setting] = _value(environ[variable], setting, defaults.get(setting))
@@ -132,22 +127,22 @@ def from_environment(
 def _value(raw: str, setting: str, default: Any) -> Any:
     if setting in LISTS:
         return [part.strip() for part in raw.split(",") if part.strip()]
-    if isinstance(default, bool | int | float):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            raise RuntimeError(
-                f"{PREFIX}{setting} is {raw!r}: give a number, or true or false."
-            ) from None
-    return raw
+    if not isinstance(default, bool | int | float):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise RuntimeError(
+            f"{PREFIX}{setting} is {raw!r}: give a number, or true or false."
+        ) from None
 
 
 def require_production_settings(config: Mapping[str, Any]) -> None:
     if not config.get("SECRET_KEY") and not config.get("SECRET_KEY_FILE"):
         raise RuntimeError(
             "SANTASE_SECRET_KEY is not set. In production every server of the site needs the "
-            "same long random key: export SANTASE_SECRET_KEY=$(python3 -c 'import secrets; "
-            "print(secrets.token_hex(32))'), or SANTASE_SECRET_KEY_FILE=/path/to/a/file/holding/it"
+            f"same long random key: export SANTASE_SECRET_KEY=$({KEY_ADVICE}), or "
+            "SANTASE_SECRET_KEY_FILE=/path/to/a/file/holding/it"
         )
     if not config.get("TRUSTED_HOSTS") and not config.get("SERVER_NAME"):
         raise RuntimeError(
@@ -160,14 +155,11 @@ def require_production_settings(config: Mapping[str, Any]) -> None:
 
 def database_url(url: str) -> str:
     """Send PostgreSQL URLs to psycopg 3."""
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url.removeprefix(prefix)
-    return url
+    return re.sub(r"^postgres(ql)?://", "postgresql+psycopg://", url)
 
 
 def create_private_file(url: str) -> None:
-    """Create the SQLite file, if it is none yet, readable by its owner alone (the players'
+    """Create the SQLite file, if none, readable by its owner alone (it holds the players'
     names); SQLite gives its -wal and -shm files the same mode."""
     database = make_url(url).database
     if not database or database == ":memory:" or database.startswith("file:"):
@@ -192,13 +184,12 @@ def engine_options(url: str, configured: Mapping[str, Any]) -> dict[str, Any]:
 def check_key(key: str, *, strict: bool, name: str = "SECRET_KEY") -> str:
     if key.strip().lower() in PLACEHOLDER_SECRETS:
         raise RuntimeError(
-            f"{name} is empty or a placeholder; set it to a long random value, e.g. "
-            "python3 -c 'import secrets; print(secrets.token_hex(32))'."
+            f"{name} is empty or a placeholder; set it to a long random value, e.g. {KEY_ADVICE}."
         )
     if strict and len(key.encode()) < MIN_KEY_BYTES:
         raise RuntimeError(
             f"{name} is {len(key.encode())} bytes long; production needs at least "
-            f"{MIN_KEY_BYTES}, e.g. python3 -c 'import secrets; print(secrets.token_hex(32))'."
+            f"{MIN_KEY_BYTES}, e.g. {KEY_ADVICE}."
         )
     return key
 
@@ -219,17 +210,14 @@ def secret_key(
 def _write_new_key(instance: Path, path: Path) -> None:
     instance.mkdir(parents=True, exist_ok=True)
     draft = instance / f".{SECRET_KEY_FILE}.{os.getpid()}"
-    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w") as handle:
+    with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
         handle.write(secrets.token_hex(32))
-    if path.exists():  # empty: nothing was ever signed with it
-        os.replace(draft, path)
-        return
-    # A hard link appears whole or not at all, so workers starting together
-    # all end up with the key of whichever linked first.
     try:
-        os.link(draft, path)
+        if path.exists():  # empty: nothing was ever signed with it
+            os.replace(draft, path)
+        else:  # a hard link appears whole or not at all: workers starting together agree
+            os.link(draft, path)
     except FileExistsError:
         pass
     finally:
-        draft.unlink()
+        draft.unlink(missing_ok=True)

@@ -1,8 +1,4 @@
-"""The production entry point: ``gunicorn 'counter.wsgi:app'``.
-
-Unlike ``create_app()`` for local use, it refuses to start without a SECRET_KEY
-from the environment, so that no server invents a key of its own.
-"""
+"""The production entry point (gunicorn counter.wsgi:app): it invents no secret key."""
 
 from counter import create_app
 

@@ -1,9 +1,4 @@
-"""An erase that leaves nothing behind on SQLite, in the database file or in its log.
-
-``secure_delete`` (:func:`counter.storage.models.tune_engine`) zeroes deleted rows; the
-write-ahead log still holds old pages, so it is emptied here. PostgreSQL keeps deleted
-rows until autovacuum reclaims them.
-"""
+"""An erase that leaves nothing behind on SQLite, in the database file or in its log."""
 
 from __future__ import annotations
 
@@ -11,7 +6,8 @@ from counter.storage.models import db
 
 
 def empty_the_log() -> None:
-    """On SQLite, copy the write-ahead log into the database and cut it to nothing."""
+    """On SQLite, copy the write-ahead log (old pages that ``secure_delete`` did not zero) into
+    the database and cut it to nothing."""
     if db.engine.dialect.name != "sqlite":
         return
     raw = db.engine.raw_connection()

@@ -1,8 +1,4 @@
-"""The database tables: matches owned by a browser, the deals recorded in them, devices.
-
-Only what cannot be derived is stored, except ``Match.won_by`` (for the series index);
-totals, dealers and when a match finished are worked out from the deals by the game.
-"""
+"""The database tables: only what the game cannot work out from the deals (and won_by)."""
 
 from __future__ import annotations
 
@@ -15,13 +11,12 @@ from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import (
     CheckConstraint,
     Connection,
-    Dialect,
     Engine,
+    Enum,
     ForeignKey,
     Index,
     SmallInteger,
     String,
-    TypeDecorator,
     UniqueConstraint,
     event,
     text,
@@ -47,32 +42,20 @@ class Base(DeclarativeBase):
     pass
 
 
-class ChoiceOf(TypeDecorator[StrEnum]):
-    """One choice of a house rule, stored as its value ("by_tricks")."""
-
-    impl = String(16)
-    cache_ok = True
-
-    def __init__(self, kind: type[StrEnum]) -> None:
-        super().__init__()
-        self.kind = kind
-
-    def process_bind_param(self, value: StrEnum | str | None, dialect: Dialect) -> str | None:
-        return None if value is None else str(value)
-
-    def process_result_value(self, value: str | None, dialect: Dialect) -> StrEnum | None:
-        return None if value is None else self.kind(value)
+def choice_of(kind: type[StrEnum]) -> Enum:
+    """A game or one choice of a house rule, stored as its value ("by_tricks")."""
+    values = [choice.value for choice in kind]
+    return Enum(kind, native_enum=False, length=16, values_callable=lambda _: values)
 
 
 def house_rules_columns() -> Any:
-    """The columns of :class:`~counter.game.scoring.HouseRules`, one per rule, as one attribute
-    (a new house rule needs a migration, not a change here)."""
+    """One column per house rule, as one attribute (a new rule needs a migration only)."""
     return composite(
         HouseRules,
         *(
             mapped_column(
                 switch.name,
-                ChoiceOf(switch.kind),
+                choice_of(switch.kind),
                 nullable=False,
                 default=switch.default,
                 server_default=switch.default.value,
@@ -89,7 +72,6 @@ db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
 class Match(db.Model):  # type: ignore[name-defined,misc]
     """A run of deals between two players until one reaches the target."""
 
-    __tablename__ = "match"
     __table_args__ = (
         Index("ix_match_owner_id", "owner", "id"),
         Index("ix_match_owner_played", "owner", "played_at"),
@@ -125,11 +107,11 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     player2: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH), default=DEFAULT_NAMES[1])
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    won_by: Mapped[int | None] = mapped_column(SmallInteger)  # the game's winner, kept in step
-    # What the won match counts in its series (a Schneider-Bummerl 2), kept in step too.
+    # Kept in step for the series index: the winner, and what the win counts (Schneider-Bummerl 2).
+    won_by: Mapped[int | None] = mapped_column(SmallInteger)
     marks: Mapped[int | None] = mapped_column(SmallInteger)
     game: Mapped[GameName] = mapped_column(
-        ChoiceOf(GameName), default=GameName.SANTASE, server_default=GameName.SANTASE.value
+        choice_of(GameName), default=GameName.SANTASE, server_default=GameName.SANTASE.value
     )
     # The rules for the next deal, and who dealt first (later dealers follow from the deals).
     rules: Mapped[HouseRules] = house_rules_columns()
@@ -154,7 +136,6 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
 class Deal(db.Model):  # type: ignore[name-defined,misc]
     """One deal's game points, recorded for the player who received them."""
 
-    __tablename__ = "deal"
     __table_args__ = (
         UniqueConstraint("match_id", "number", name="uq_deal_match_number"),
         UniqueConstraint("match_id", "request_id", name="uq_deal_match_request"),
@@ -168,24 +149,19 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
     number: Mapped[int]
     player: Mapped[int | None] = mapped_column(SmallInteger)  # None for a tied deal
     outcome: Mapped[str] = mapped_column(String(32))
-    # Kept with the house rules they were scored under: a later change of rules never
-    # rewrites a deal, and a correction scores it by the rules it was played under.
+    # With the rules they were scored under: a change of rules never rewrites a deal.
     points: Mapped[int] = mapped_column(SmallInteger)
     rules: Mapped[HouseRules] = house_rules_columns()
     request_id: Mapped[str | None] = mapped_column(String(REQUEST_ID_MAX_LENGTH))
 
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # When a player last changed this deal's player or outcome, if ever.
     corrected_at: Mapped[datetime | None]
 
     match: Mapped[Match] = relationship(back_populates="deals")
 
 
 class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
-    """A one-time link that moves a browser's key, and so its matches, to another device;
-    only a hash of its token is kept."""
-
-    __tablename__ = "device_link"
+    """A one-time link that moves a browser's key, and its matches, to another device."""
 
     id: Mapped[int] = mapped_column(primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
@@ -199,42 +175,39 @@ class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
 
 
 def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
-    """How long a write waits for a lock (then 503: counter.storage.transactions); on
-    SQLite also WAL, durable commits and explicit BEGINs.
-
-    pysqlite's own transaction handling is off so that a write can begin with
-    ``BEGIN IMMEDIATE`` (:data:`WRITE`) and wait for the write lock up front, instead of
-    failing half-way when another write got in first.
-    """
-    if engine.dialect.name == "postgresql":
-
-        @event.listens_for(engine, "connect")
-        def _on_pg_connect(connection: Any, _record: Any) -> None:
-            cursor = connection.cursor()
-            cursor.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
-            cursor.close()
-            connection.commit()
-
-    if engine.dialect.name != "sqlite":
+    """How long a write waits for a lock (then 503: counter.storage.transactions); on SQLite
+    also WAL, durable commits, and BEGINs of our own, so that a write can take the lock up
+    front (``BEGIN IMMEDIATE``, :data:`WRITE`) instead of failing half-way."""
+    sqlite = engine.dialect.name == "sqlite"
+    if not sqlite and engine.dialect.name != "postgresql":
         return
+    statements = [f"SET lock_timeout = {int(lock_timeout_ms)}"]
+    if sqlite:
+        statements = [
+            "PRAGMA journal_mode=WAL",
+            "PRAGMA synchronous=FULL",  # not NORMAL: an acknowledged deal survives a power cut
+            f"PRAGMA busy_timeout={int(lock_timeout_ms)}",
+            "PRAGMA foreign_keys=ON",
+            "PRAGMA secure_delete=ON",  # what is deleted is overwritten: erasure.py
+        ]
 
     @event.listens_for(engine, "connect")
     def _on_connect(connection: Any, _record: Any) -> None:
-        connection.isolation_level = None
+        if sqlite:
+            connection.isolation_level = None  # pysqlite begins no transactions of its own
         cursor = connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        # An fsync at every commit, so an acknowledged deal survives a power cut (not NORMAL).
-        cursor.execute("PRAGMA synchronous=FULL")
-        cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA secure_delete=ON")  # what is deleted is overwritten: erasure.py
+        for statement in statements:
+            cursor.execute(statement)
         cursor.close()
+        connection.commit()
+
+    if not sqlite:
+        return
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(SQLITE_BEGIN, "DEFERRED")
-        if mode is not None:
-            connection.exec_driver_sql(f"BEGIN {mode}")
+        connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 SQLITE_BEGIN = "sqlite_begin"
@@ -243,10 +216,8 @@ WRITE: dict[str, Any] = {SQLITE_BEGIN: "IMMEDIATE"}
 
 
 class Device(db.Model):  # type: ignore[name-defined,misc]
-    """A phone or browser holding a key, named by ``token`` in its signed cookie. The key is
-    kept here, not in that cookie, so no late answer can put back a key rotated or handed over."""
+    """A phone or browser, named by ``token`` in its cookie; its key is kept here alone."""
 
-    __tablename__ = "device"
     __table_args__ = (
         Index("ix_device_owner", "owner"),
         UniqueConstraint("token", name="uq_device_token"),
@@ -260,41 +231,32 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
 
     id: Mapped[int] = mapped_column(primary_key=True)
     token: Mapped[str] = mapped_column(String(32))
-    # The key whose matches this device keeps now.
     owner: Mapped[str] = mapped_column(String(OWNER_KEY_LENGTH))
-    # Its own key, kept when it joined another device's without bringing its matches along:
-    # where it goes back to when that device forgets it.
+    # Its own key while it holds another's without its matches: where it goes when forgotten.
     home: Mapped[str | None] = mapped_column(String(OWNER_KEY_LENGTH))
     # The match on this device's screen; none: the key's match played last.
     match_id: Mapped[int | None] = mapped_column(
         ForeignKey("match.id", ondelete="SET NULL", name="fk_device_match")
     )
-    # If it started the match it shows, the one it showed before: a phone still showing that
-    # one is offered the new one.
+    # The match it left by starting the one it shows: a phone still there is offered the new.
     left_match_id: Mapped[int | None] = mapped_column(
         ForeignKey("match.id", ondelete="SET NULL", name="fk_device_left_match")
     )
-    # What kind of device it is, in a few words ("Chrome on Android"), to tell them apart.
     label: Mapped[str] = mapped_column(String(DEVICE_LABEL_LENGTH), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     seen_at: Mapped[datetime] = mapped_column(default=utcnow)
     # False for a device a write without a cookie made, until that cookie comes back.
     came_back: Mapped[bool] = mapped_column(default=True, server_default=true())
-    # The device whose link it came by, while both hold the same key: that device, and the
-    # one that brought it, outrank this one (counter/services/ranks.py).
+    # The device whose link it came by, while both hold its key: it outranks this one (ranks.py).
     brought_by: Mapped[int | None] = mapped_column(
         ForeignKey("device.id", ondelete="SET NULL", name="fk_device_brought_by")
     )
-    # When "Forget other devices" gave the device that held this token a new one: this row
-    # is what every copy of the old cookie is now, holding nothing.
+    # When forgetting gave this token's device a new one: every copy of the old holds nothing.
     replaced_at: Mapped[datetime | None]
 
 
 class Spent(db.Model):  # type: ignore[name-defined,misc]
-    """A hash of a used match uid or deal request id, kept after an undo or delete so that a
-    late duplicate never records again (:mod:`counter.services.spent`)."""
-
-    __tablename__ = "spent"
+    """A hash of a used match uid or request id, so a late duplicate never records again."""
 
     id: Mapped[int] = mapped_column(primary_key=True)
     digest: Mapped[str] = mapped_column(String(64), unique=True)  # of what was used, and where
@@ -303,16 +265,13 @@ class Spent(db.Model):  # type: ignore[name-defined,misc]
     match_id: Mapped[int | None] = mapped_column(
         ForeignKey("match.id", ondelete="CASCADE"), index=True
     )
-    # For a uid: a hash of the settings the match was started with; for a request id, of
-    # the deal it recorded (who received the points, and why).
+    # A hash of what a uid started (the settings) or a request id recorded (seat, outcome).
     settings_digest: Mapped[str | None] = mapped_column(String(64))
 
 
 class Evening(db.Model):  # type: ignore[name-defined,misc]
-    """A club evening of a browser (its host): players at tables, round after round. Its
-    standings are worked out from its tables' matches (:mod:`counter.game.evening`)."""
+    """A club evening of a browser (its host): players at tables, round after round."""
 
-    __tablename__ = "evening"
     __table_args__ = (
         Index("ix_evening_owner", "owner", "id"),
         UniqueConstraint("board_token", name="uq_evening_board_token"),
@@ -328,7 +287,7 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     rules: Mapped[HouseRules] = house_rules_columns()
     game: Mapped[GameName] = mapped_column(
-        ChoiceOf(GameName), default=GameName.SANTASE, server_default=GameName.SANTASE.value
+        choice_of(GameName), default=GameName.SANTASE, server_default=GameName.SANTASE.value
     )
     board_token: Mapped[str] = mapped_column(String(32))  # the room's read-only board
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -347,7 +306,6 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
 class EveningPlayer(db.Model):  # type: ignore[name-defined,misc]
     """A player of an evening, from the round they joined until they withdrew."""
 
-    __tablename__ = "evening_player"
     __table_args__ = (UniqueConstraint("evening_id", "name", name="uq_evening_player_name"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -360,10 +318,8 @@ class EveningPlayer(db.Model):  # type: ignore[name-defined,misc]
 
 
 class EveningTable(db.Model):  # type: ignore[name-defined,misc]
-    """One table of a round: its two players and their match, or one player's bye. A round
-    is its tables; the unique number makes a round started twice at once one round."""
+    """One table of a round: its two players and their match, or one player's bye."""
 
-    __tablename__ = "evening_table"
     __table_args__ = (
         UniqueConstraint("evening_id", "round", "number", name="uq_evening_table_number"),
         UniqueConstraint("token", name="uq_evening_table_token"),

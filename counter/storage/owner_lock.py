@@ -1,8 +1,4 @@
-"""One writer at a time per browser key, so that two writes cannot both pass a per-browser cap.
-
-On SQLite every write already holds the file's only write lock (``BEGIN IMMEDIATE``); on
-PostgreSQL the transaction takes an advisory lock on the key until it ends.
-"""
+"""One writer at a time per browser key, so that two writes cannot both pass a per-browser cap."""
 
 from __future__ import annotations
 

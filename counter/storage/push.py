@@ -1,9 +1,4 @@
-"""Live changes: each committed change is announced to the streams that show it.
-
-A key names what changed (:func:`match_key`, :func:`evening_key`); the streams read it
-again themselves. With ``PUSH_URL`` (Redis) announcements reach every process; a Redis
-that does not answer never fails a write, and once it is back every stream reads again.
-"""
+"""Live changes: each committed change is announced, through Redis too, to the streams."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, current_app
 
@@ -200,8 +195,7 @@ class Hub:
                 self._closed.wait(REDIS_AGAIN_S)
 
     def close(self, wait_s: float = 0) -> bool:
-        """End every stream of this process and let go of Redis; whether all ended within
-        ``wait_s`` seconds."""
+        """End every stream here and let go of Redis; whether all ended within ``wait_s``."""
         self._closed.set()
         for watcher in self._all():
             watcher.offer("", END)
@@ -219,8 +213,7 @@ def init_app(app: Flask) -> None:
 
 
 def hub() -> Hub:
-    found: Hub = current_app.extensions["push"]
-    return found
+    return cast(Hub, current_app.extensions["push"])
 
 
 _held = threading.local()
@@ -228,8 +221,7 @@ _held = threading.local()
 
 @contextmanager
 def after_writing() -> Iterator[None]:
-    """Hold the announcements of a write until it ends, so that a slow Redis never keeps
-    the next write waiting for its turn."""
+    """Hold a write's announcements until it ends: a slow Redis never delays the next write."""
     if getattr(_held, "news", None) is not None:  # a write inside a write
         yield
         return

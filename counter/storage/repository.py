@@ -112,15 +112,15 @@ def save(stored: Stored, *, at: datetime) -> None:
     for each in gone:
         row.deals.remove(each)
     moving = [
-        (number, each)
+        each
         for number, (_, each) in enumerate(wanted, 1)
         if each is not None and each.number != number
     ]
     if gone or moving:
         db.session.flush()
-    for _, each in moving:
-        each.number += RENUMBERING
     if moving:
+        for each in moving:
+            each.number += RENUMBERING
         db.session.flush()
     for number, (deal, found) in enumerate(wanted, 1):
         each = found or Deal(number=number, created_at=deal.created_at, request_id=deal.request_id)
@@ -199,16 +199,14 @@ def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:
         return
     ids = list(db.session.scalars(select(Match.id).where(Match.owner == owner).order_by(Match.id)))
     for start in range(0, len(ids), batch):
-        chunk = select(Match).where(Match.id.in_(ids[start : start + batch])).order_by(Match.id)
-        rows = list(db.session.scalars(chunk.options(selectinload(Match.deals))))
-        for row in rows:
-            yield _stored(row)
+        yield from several(ids[start : start + batch]).values()
         db.session.expunge_all()
 
 
 def several(ids: Collection[int]) -> dict[int, Stored]:
-    """Matches by id, whoever's: the caller has said why it may read them."""
-    found = select(Match).where(Match.id.in_(ids)).options(selectinload(Match.deals))
+    """Matches by id, oldest first, whoever's: the caller has said why it may read them."""
+    found = select(Match).where(Match.id.in_(ids)).order_by(Match.id)
+    found = found.options(selectinload(Match.deals))
     return {row.id: _stored(row) for row in db.session.scalars(found)} if ids else {}
 
 

@@ -1,20 +1,11 @@
-"""Each player's games in a series (a browser's matches of one game between the same two
-names, in either seat), counted over match rows: a won match adds its ``marks``."""
+"""Each player's games in a series (one game's matches between two names), from match rows."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    ScalarSelect,
-    and_,
-    case,
-    func,
-    or_,
-    select,
-)
+from sqlalchemy import ColumnElement, ScalarSelect, and_, case, func, or_, select
 from sqlalchemy.orm import aliased
 
 from counter.game.games import GAMES, Tally, sessions
@@ -23,8 +14,7 @@ from counter.storage.models import Match, db
 
 
 def _same_series(match: Any, game: Any, first: Any, second: Any) -> ColumnElement[bool]:
-    """``match`` is of ``game`` between ``first`` and ``second``, in either seat (as the
-    index ``ix_match_series`` can answer)."""
+    """``match`` is of ``game`` between the two, either seat (as ``ix_match_series`` answers)."""
     pair = (first, second)
     return and_(
         match.game == game,
@@ -118,7 +108,7 @@ def session_before(
             Match.owner == owner,
             Match.id < match_id,
             Match.won_by.is_not(None),
-            Match.__table__.c.session == Session.BEST_OF_THREE.value,
+            Match.session == Session.BEST_OF_THREE,
             _same_series(Match, game.value, *names),
         )
         .order_by(Match.id)

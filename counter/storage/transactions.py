@@ -1,10 +1,4 @@
-"""Write transactions: each change is one transaction that takes the write lock up front.
-
-A refusal rolls the transaction back, so a refused request changes nothing. A
-write that cannot get the database's lock in time, or that the database ends to break a
-deadlock, is a :class:`~counter.game.refusals.Busy` refusal (503 with Retry-After), never an
-error page.
-"""
+"""Write transactions: each change is one transaction that takes the write lock up front."""
 
 from __future__ import annotations
 
@@ -20,17 +14,12 @@ from counter.storage.models import WRITE, db
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
 BUSY = N_("The counter is busy with another write; nothing was changed. Try again.")
 
 
 def writes(service: Callable[P, R]) -> Callable[P, R]:
-    """Run a service in a write transaction; a refusal rolls back, so it changes nothing.
-
-    The write's announcements to live pages go out once it is over
-    (:func:`counter.storage.push.after_writing`): a Redis slow to answer never holds up the
-    next write."""
+    """Run a service in a write transaction; a refusal rolls back, so it changes nothing, and
+    a lock not had in time is :class:`~counter.game.refusals.Busy` (503), never an error page."""
 
     @functools.wraps(service)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -57,7 +46,6 @@ def begin_write() -> None:
 
 
 def _lock_timeout(error: OperationalError) -> bool:
-    """A lock not had in time, or a deadlock that the database ended this write to break:
-    the database answers, it is busy."""
+    """A lock not had in time, or a deadlock the database ended this write to break."""
     message = str(error.orig).lower()
     return any(cause in message for cause in ("database is locked", "lock timeout", "deadlock"))
