@@ -322,6 +322,15 @@ def table_match(*, token: str) -> MatchView:
     return matches.get_match(owner=row.owner, match_id=row.match_id)
 
 
+def table_token(*, tokens: list[str], match_id: int) -> str | None:
+    """Which of these links opens the match, if one does."""
+    usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
+    found = select(EveningTable.token).where(
+        EveningTable.match_id == match_id, EveningTable.token.in_(usable)
+    )
+    return db.session.scalar(found.limit(1))
+
+
 def table_host(
     *, tokens: list[str], match_id: int, asking: str | None, writing: bool
 ) -> str | None:

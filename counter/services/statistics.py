@@ -62,7 +62,7 @@ class PairStats:
 def statistics(*, owner: str | None) -> list[PairStats]:
     """Every pair of players of this browser in each game, the most matches first."""
     columns = Match.id, Match.player1, Match.player2, Match.won_by, Match.game, Match.marks
-    found = select(*columns, Match.__table__.c.session).where(Match.owner == owner)
+    found = select(*columns, Match.session).where(Match.owner == owner)
     matches = db.session.execute(found.order_by(Match.id)).all()
     counted = Deal.match_id, Deal.player, Deal.outcome
     deals = select(*counted, func.count()).join(Deal.match).where(Match.owner == owner)

@@ -6,7 +6,7 @@ import re
 from contextlib import suppress
 from http import HTTPStatus
 
-from flask import Response, g, request, session
+from flask import Response, g, request, session, url_for
 from sqlalchemy.exc import SQLAlchemyError
 
 from counter.game.refusals import Busy
@@ -96,15 +96,28 @@ def ensure_owner() -> str:
     return ensure_device().owner
 
 
-def owner_of(match_id: int, *, reading: bool = False) -> str:
-    """This device's key, or the host's for a table link's match (to write: evening not over)."""
+def _table_links() -> list[str]:
     device = this_device()
     kept = [] if device is not None and device.replaced else session.get(SESSION_TABLES, [])
-    tokens = [each for each in kept if isinstance(each, str)]
+    return [each for each in kept if isinstance(each, str)]
+
+
+def owner_of(match_id: int, *, reading: bool = False) -> str:
+    """This device's key, or the host's for a table link's match (to write: evening not over)."""
     host = evenings.table_host(
-        tokens=tokens, match_id=match_id, asking=current_owner(), writing=not reading
+        tokens=_table_links(), match_id=match_id, asking=current_owner(), writing=not reading
     )
     return host or own_key(match_id)
+
+
+def counter_of(match_id: int | None) -> str:
+    """The counter page a form about ``match_id`` goes back to: a table link's, if it came
+    by one, else this device's own."""
+    if match_id is not None and (links := _table_links()):
+        token = evenings.table_token(tokens=links, match_id=match_id)
+        if token is not None:
+            return url_for("evenings.table", token=token)
+    return url_for("play.home")
 
 
 def changed() -> None:

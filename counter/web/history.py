@@ -12,7 +12,7 @@ from counter.game.refusals import N_, Refusal
 from counter.services import deals, matches, sharing
 from counter.services.read_models import DealView, MatchView
 from counter.web import forms, i18n, limits, words
-from counter.web.browser import current_owner, own_key, owner_of, this_device
+from counter.web.browser import counter_of, current_owner, own_key, owner_of, this_device
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
@@ -107,8 +107,11 @@ def edit_deal(match_id: int, number: int, error: Refusal | None = None) -> str:
 
 
 def _back_to(match: MatchView) -> str:
+    counter = counter_of(match.id)
+    if counter != url_for("play.home"):  # a table link's
+        return counter
     if match.id == matches.shown_id(owner=current_owner(), device=this_device()):
-        return url_for("play.home")
+        return counter
     return url_for("history.show_match", match_id=match.id)
 
 

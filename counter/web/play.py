@@ -20,7 +20,13 @@ from counter.services import deals, matches
 from counter.services.read_models import MatchView, blank_match
 from counter.storage.repository import MatchNotFound
 from counter.web import forms, i18n, limits, shapes, words
-from counter.web.browser import current_owner, ensure_device, owner_of, this_device
+from counter.web.browser import (
+    counter_of,
+    current_owner,
+    ensure_device,
+    owner_of,
+    this_device,
+)
 from counter.web.errors import shows_again
 from counter.web.forms import confirm_page
 
@@ -115,7 +121,7 @@ def record_deal() -> Response:
     )
     if recorded and match.deals:
         flash(words.note_of(match, match.deals[-1]))
-    return redirect(url_for("play.home"))
+    return redirect(counter_of(match.id))
 
 
 @bp.post("/undo")
@@ -133,7 +139,7 @@ def undo_last_deal() -> Response:
     )
     if removed is not None:
         flash(gettext("Undone: %(note)s.", note=words.note_of(match, removed)))
-    return redirect(url_for("play.home"))
+    return redirect(counter_of(match.id))
 
 
 @bp.post("/settings")
@@ -189,7 +195,7 @@ def change_match() -> Response | str:
         )
     if first_dealer is not None:
         flash(gettext("%(name)s deals first.", name=match.players[match.first_dealer - 1].name))
-    return redirect(url_for("play.home"))
+    return redirect(counter_of(match.id))
 
 
 @bp.post("/new")

@@ -442,13 +442,26 @@ def test_a_table_phone_without_script_records_and_undoes_a_deal(
     app: Flask, client: FlaskClient
 ) -> None:
     phone, match_id, form = table_phone_form(app, client)
-    assert (
-        phone.post("/deals", data={**form, "player": "1", "outcome": "normal"}).status_code == 302
-    )
+    recorded = phone.post("/deals", data={**form, "player": "1", "outcome": "normal"})
+    assert recorded.status_code == 302
     assert len(deals_of(app, match_id)) == 1
     del form["request_id"]
     assert phone.post("/undo", data={**form, "deal_number": "1"}).status_code == 302
     assert deals_of(app, match_id) == []
+
+
+def test_a_table_phone_without_script_is_back_at_its_table_after_each_form(
+    app: Flask, client: FlaskClient
+) -> None:
+    phone, match_id, form = table_phone_form(app, client)
+    recorded = phone.post("/deals", data={**form, "player": "1", "outcome": "normal"})
+    table = recorded.headers["Location"]
+    assert table.startswith("/table/")
+    assert f'name="match_id" value="{match_id}"' in phone.get(table).get_data(as_text=True)
+    del form["request_id"]
+    assert phone.post("/undo", data={**form, "deal_number": "1"}).headers["Location"] == table
+    renamed = phone.post("/settings", data={**form, "player1": "Ани", "player2": "Боби"})
+    assert renamed.headers["Location"] == table
 
 
 def test_a_table_phone_without_script_changes_its_matchs_names(
