@@ -323,10 +323,14 @@ def table_match(*, token: str) -> MatchView:
 
 
 def table_token(*, tokens: list[str], match_id: int) -> str | None:
-    """Which of these links opens the match, if one does."""
+    """Which of these links opens the match while its evening is on, if one does."""
     usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
-    found = select(EveningTable.token).where(
-        EveningTable.match_id == match_id, EveningTable.token.in_(usable)
+    if not usable:
+        return None
+    found = _LINKED.with_only_columns(EveningTable.token).where(
+        EveningTable.match_id == match_id,
+        EveningTable.token.in_(usable),
+        Evening.ended_at.is_(None),
     )
     return db.session.scalar(found.limit(1))
 
@@ -336,6 +340,8 @@ def table_host(
 ) -> str | None:
     """The host's key if one of these links opens the match; another's write once closed is Gone."""
     usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
+    if not usable:
+        return None
     found = _LINKED.where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
     row = db.session.execute(found.limit(1)).one_or_none()
     if row is None:

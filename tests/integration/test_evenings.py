@@ -518,3 +518,20 @@ def test_a_round_that_changed_while_it_was_started_is_refused(
     with app.app_context(), pytest.raises(Conflict, match="changed"):
         evenings._seat(owner=host, evening_id=evening, number=1, started=started)
     assert tables(app, evening, 1) == []
+
+
+def test_after_the_evening_a_table_form_goes_back_to_the_own_counter(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The host's phone that opened its own table's link still records there once the
+    evening is over; its table's page is gone then, so it goes back to its own counter."""
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    assert client.get(f"/table/{table.token}").status_code == 200
+    assert host_form(client, f"/evenings/{evening}/end").status_code == 302
+    page = client.get(f"/matches/{table.match_id}").get_data(as_text=True)
+    form = {"csrf_token": page_field(page, "csrf_token"), "match_id": str(table.match_id)}
+    recorded = client.post("/deals", data={**form, "player": "1", "outcome": "normal"})
+    assert recorded.status_code == 302
+    assert recorded.headers["Location"] == "/"
