@@ -56,7 +56,7 @@ SECRET = "benchmark-secret-key-0123456789abcdef"
 POOL_SIZE = {"quick": 600, "full": 3000}  # matches per deal pool: each takes a few deals
 # What the benchmark's deals send: the body (wrk's script fills in the braces) and the
 # header with which the page's script asks for an acknowledgement, not the whole match
-# (counter/web/answers.py; since=<deals it has> is sent in the address).
+# (counter/web/api.py; since=<deals it has> is sent in the address).
 DEAL_BODY = '{"player": {player}, "outcome": "normal", "request_id": "{request}"}'
 MINIMAL = {"Prefer": "return=minimal"}
 
