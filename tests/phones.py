@@ -159,13 +159,16 @@ def server_match(page: Page) -> Any:
     return page.evaluate("fetch('/api/matches/current').then(r => r.json())")
 
 
-def joined(browser: Browser, server: str, first: Page) -> Page:
-    """Another phone that continued ``first``'s matches with a one-time link."""
+def joined(browser: Browser, server: str, first: Page, requests: list[str] | None = None) -> Page:
+    """Another phone that continued ``first``'s matches with a one-time link; ``requests``
+    gets the address of each request it makes from the start."""
     first.goto("/matches")
     first.get_by_role("button", name="Continue on another device").click()
     link = first.locator("a.share-url").get_attribute("href")
     assert link
     context = phone(browser, server)
+    if requests is not None:
+        context.on("request", lambda request: requests.append(request.url))
     other = context.new_page()
     other.goto(link)
     other.get_by_role("button", name="Continue here").click()

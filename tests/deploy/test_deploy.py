@@ -508,16 +508,10 @@ def test_every_deal_reaches_four_other_phones_by_their_streams(
     tapping.goto("/")
     tap(tapping, 1, "normal")
     all_saved(tapping)
-    others = [joined(chromium, site.origin, tapping) for _ in range(4)]
-    looked: list[str] = []
+    requests: list[list[str]] = [[] for _ in range(4)]
+    others = [joined(chromium, site.origin, tapping, each) for each in requests]
     for other in others:
         expect(score(other, 1)).to_have_text("1")
-        other.on(
-            "request",
-            lambda request: (
-                looked.append(request.url) if re.search(r"/api/matches/\d+$", request.url) else None
-            ),
-        )
     try:
         for seat, outcome, points in (
             (2, "schneider", "2"),
@@ -527,7 +521,10 @@ def test_every_deal_reaches_four_other_phones_by_their_streams(
             tap(tapping, seat, outcome)
             for other in others:
                 expect(score(other, seat)).to_have_text(points, timeout=2000)
-        assert looked == []
+        # Each page looks at the match once as it opens (late, on a busy machine); never for
+        # a deal.
+        looks = [[url for url in each if re.search(r"/api/matches/\d+$", url)] for each in requests]
+        assert max(map(len, looks)) <= 1, looks
     finally:
         for each in others:
             each.context.close()
