@@ -17,8 +17,12 @@ TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 # The Redis of every test that needs one. Never database 0, where a Redis on this computer
 # keeps what is not the tests' (resetting the limits empties every count of the database
 # it is in); and a run beside another (CI runs the SQLite and the PostgreSQL suites at
-# once, the PostgreSQL one on database 1) names a database number of its own.
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+# once, the PostgreSQL one on database 1) names a database number of its own. Under
+# pytest-xdist, worker gwK takes the K-th database below the one named.
+_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+_BASE, _, _DB = _REDIS_URL.rpartition("/")
+TEST_REDIS_URL = f"{_BASE}/{int(_DB) - _WORKER}" if _DB.isdigit() else _REDIS_URL
 SECRET = "test-secret-key-that-is-long-enough"
 
 

@@ -28,11 +28,17 @@ from apps import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse a TEST_REDIS_URL on database 0 before any test counts or resets there."""
+    """Refuse a TEST_REDIS_URL on database 0 before any test counts or resets there, and
+    workers (pytest-xdist) sharing one PostgreSQL database."""
     if not parse_url(TEST_REDIS_URL).get("db"):
         raise pytest.UsageError(
             f"TEST_REDIS_URL={TEST_REDIS_URL} is Redis database 0; name another, "
             "e.g. redis://127.0.0.1:6379/15"
+        )
+    if TEST_DATABASE_URL and getattr(config.option, "numprocesses", None):
+        raise pytest.UsageError(
+            f"TEST_DATABASE_URL={TEST_DATABASE_URL} is one database for every test; "
+            "run it without -n"
         )
 
 

@@ -31,9 +31,10 @@ def redis_answers() -> bool:
 
 
 STORAGES = [
-    "memory://",
+    pytest.param("memory://", id="memory"),
     pytest.param(
         REDIS_URL,
+        id="redis",
         marks=pytest.mark.skipif(
             not redis_answers(), reason=f"no Redis at {REDIS_URL} (start redis-server)"
         ),
