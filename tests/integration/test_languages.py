@@ -121,6 +121,18 @@ def test_the_rules_are_written_in_both_languages(
     assert "Как се брои сантасето" in bulgarian.get("/rules").get_data(as_text=True)
 
 
+def test_the_rules_page_names_the_match_tally_as_the_score_card_does(
+    bulgarian: FlaskClient,
+) -> None:
+    """„Игри“, not „Победи“: the card's tally must not read as a count of 1-point wins."""
+    card = bulgarian.get("/").get_data(as_text=True)
+    label = re.search(r"<span data-tally>([^<:]+):</span>", card)
+    assert label is not None
+    assert label.group(1) == "Игри"
+    for path in ("/rules", "/rules/sixty_six"):
+        assert f"числото „{label.group(1)}“" in bulgarian.get(path).get_data(as_text=True)
+
+
 def full_bulgarian_tour(client: FlaskClient) -> list[str]:
     """Every page, in every state a player sees, as Bulgarian HTML."""
     pages = [client.get(path).get_data(as_text=True) for path in ("/", "/matches", "/rules")]
@@ -208,11 +220,12 @@ def test_a_refused_first_dealer_speaks_of_the_first_deal(client: FlaskClient) ->
         ),
         (
             lambda match: match["deals"][0].update(outcome="durak"),
-            "Игра 1 във файла: Раздаване 1: Непознат изход „durak“; изберете един от: „Победа“,",
+            "Игра 1 във файла: Раздаване 1: Непознат вид раздаване „durak“; изберете един от: "
+            "„Победа“,",
         ),
         (  # a game's code given as an outcome is shown as sent, not as the game's name
             lambda match: match["deals"][0].update(outcome="schnapsen"),
-            "Непознат изход „schnapsen“;",
+            "Непознат вид раздаване „schnapsen“;",
         ),
         (
             lambda match: match["deals"][0].update(points=9),
