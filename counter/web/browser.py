@@ -40,14 +40,13 @@ SYSTEMS = (
 def this_device() -> Device | None:
     if "device" not in g:
         token = session.get(SESSION_DEVICE)
-        legacy = session.get(LEGACY_KEY)
         if isinstance(token, str):
             g.device = devices.find(token=token)
             if g.device is not None and g.device.replaced:
                 g.replaced_token = token
             elif g.device is not None and g.device.seen_now:
                 session.modified = True  # sent again, for another year
-        elif isinstance(legacy, str) and legacy:
+        elif isinstance(legacy := session.get(LEGACY_KEY), str) and legacy:
             _remember(devices.register(owner=legacy, label=device_label()))
         else:
             g.device = None
