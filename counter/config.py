@@ -7,6 +7,7 @@ import os
 import re
 import secrets
 from collections.abc import Mapping
+from contextlib import suppress
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,6 @@ from typing import Any
 from flask import Flask
 from sqlalchemy.engine import make_url
 
-SECRET_KEY_FILE = "secret_key"
 PLACEHOLDER_SECRETS = frozenset({"", "dev", "change-me", "changeme", "secret", "placeholder"})
 MIN_KEY_BYTES = 32
 PREFIX = "SANTASE_"
@@ -115,10 +115,9 @@ def from_environment(
         for name in environ
         if (name.startswith(OLD_PREFIX) and not name.startswith(FLASK_OWN)) or name in OLD_NAMES
     )
-    named = [(name, name.removeprefix(OLD_PREFIX)) for name in old]
-    named += [(name, name.removeprefix(PREFIX)) for name in environ if name.startswith(PREFIX)]
     found: dict[str, Any] = {}
-    for variable, name in named:  # the new names last: they win
+    for variable in old + [name for name in environ if name.startswith(PREFIX)]:  # new ones win
+        name = variable.removeprefix(PREFIX if variable.startswith(PREFIX) else OLD_PREFIX)
         setting = RENAMED.get(name, name)
         found[setting] = _value(environ[variable], setting, defaults.get(setting))
     return found, old
@@ -164,10 +163,8 @@ def create_private_file(url: str) -> None:
     database = make_url(url).database
     if not database or database == ":memory:" or database.startswith("file:"):
         return
-    try:
-        os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except OSError:
-        return  # there already, or not to be made here: SQLite says why when it opens it
+    with suppress(OSError):  # there already, or not to be made here: SQLite says why
+        Path(database).touch(0o600, exist_ok=False)
 
 
 def engine_options(url: str, configured: Mapping[str, Any]) -> dict[str, Any]:
@@ -201,7 +198,7 @@ def secret_key(
         return check_key(str(configured), strict=strict)
     if key_file is not None:
         return check_key(Path(str(key_file)).read_text().strip(), strict=strict)
-    path = instance / SECRET_KEY_FILE
+    path = instance / "secret_key"
     if not path.exists() or not path.read_text().strip():
         _write_new_key(instance, path)
     return check_key(path.read_text().strip(), strict=strict, name=f"The key in {path}")
@@ -209,9 +206,9 @@ def secret_key(
 
 def _write_new_key(instance: Path, path: Path) -> None:
     instance.mkdir(parents=True, exist_ok=True)
-    draft = instance / f".{SECRET_KEY_FILE}.{os.getpid()}"
-    with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
-        handle.write(secrets.token_hex(32))
+    draft = instance / f".{path.name}.{os.getpid()}"
+    draft.touch(0o600)
+    draft.write_text(secrets.token_hex(32))
     try:
         if path.exists():  # empty: nothing was ever signed with it
             os.replace(draft, path)

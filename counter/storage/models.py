@@ -65,6 +65,8 @@ def house_rules_columns() -> Any:
     )
 
 
+# What a match or an evening holds goes with it, deleted by the database's own cascade.
+OWNED: dict[str, Any] = {"cascade": "all, delete-orphan", "passive_deletes": True}
 # Objects stay readable after commit, so a write answers without reading the match back.
 db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
 
@@ -122,10 +124,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     share_token: Mapped[str | None] = mapped_column(String(32))
 
     deals: Mapped[list[Deal]] = relationship(
-        back_populates="match",
-        order_by="Deal.number",
-        cascade="all, delete-orphan",
-        passive_deletes=True,
+        back_populates="match", order_by="Deal.number", **OWNED
     )
 
     @property
@@ -293,13 +292,9 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None]  # from then on its tables record nothing
 
-    players: Mapped[list[EveningPlayer]] = relationship(
-        order_by="EveningPlayer.id", cascade="all, delete-orphan", passive_deletes=True
-    )
+    players: Mapped[list[EveningPlayer]] = relationship(order_by="EveningPlayer.id", **OWNED)
     tables: Mapped[list[EveningTable]] = relationship(
-        order_by="(EveningTable.round, EveningTable.number)",
-        cascade="all, delete-orphan",
-        passive_deletes=True,
+        order_by="(EveningTable.round, EveningTable.number)", **OWNED
     )
 
 
@@ -311,9 +306,7 @@ class EveningPlayer(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH))
-    joined: Mapped[int] = mapped_column(
-        "joined_round", SmallInteger, default=1
-    )  # the first round to play
+    joined: Mapped[int] = mapped_column("joined_round", SmallInteger, default=1)  # its first round
     left: Mapped[int | None] = mapped_column("left_round", SmallInteger)  # the last round played
 
 

@@ -27,13 +27,10 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
             try:
                 begin_write()
                 return service(*args, **kwargs)
-            except OperationalError as error:
+            except BaseException as error:
                 db.session.rollback()
-                if _lock_timeout(error):
+                if isinstance(error, OperationalError) and _lock_timeout(error):
                     raise Busy(BUSY) from error
-                raise
-            except BaseException:
-                db.session.rollback()
                 raise
 
     return run

@@ -18,36 +18,22 @@ SESSION_DEVICE = "device"
 SESSION_TABLES = "tables"  # the club evenings' table links this browser opened
 LEGACY_KEY = "browser"  # older cookies carried the key itself
 
-# The first name that matches is the device's, so Edge and Opera come before Chrome.
-BROWSERS = (
-    ("Firefox", "Firefox"),
-    ("Edg", "Edge"),
-    ("OPR", "Opera"),
-    ("SamsungBrowser", "Samsung Internet"),
-    ("Chrome", "Chrome"),
-    ("Safari", "Safari"),
-)
-SYSTEMS = (
-    ("Android", "Android"),
-    ("iPhone", "iPhone"),
-    ("iPad", "iPad"),
-    ("Windows", "Windows"),
-    ("Mac OS", "Mac"),
-    ("Linux", "Linux"),
-)
+# The marks of a User-Agent, the first found naming the device: Edge and Opera before Chrome.
+BROWSERS = ("Firefox", "Edg", "OPR", "SamsungBrowser", "Chrome", "Safari")
+SYSTEMS = ("Android", "iPhone", "iPad", "Windows", "Mac OS", "Linux")
+SAID_AS = {"Edg": "Edge", "OPR": "Opera", "SamsungBrowser": "Samsung Internet", "Mac OS": "Mac"}
 
 
 def this_device() -> Device | None:
     if "device" not in g:
         token = session.get(SESSION_DEVICE)
-        legacy = session.get(LEGACY_KEY)
         if isinstance(token, str):
             g.device = devices.find(token=token)
             if g.device is not None and g.device.replaced:
                 g.replaced_token = token
             elif g.device is not None and g.device.seen_now:
                 session.modified = True  # sent again, for another year
-        elif isinstance(legacy, str) and legacy:
+        elif isinstance(legacy := session.get(LEGACY_KEY), str) and legacy:
             _remember(devices.register(owner=legacy, label=device_label()))
         else:
             g.device = None
@@ -152,6 +138,6 @@ def _remember(device: Device) -> None:
 def device_label() -> str:
     """A device in a few words, from its User-Agent: "Chrome · Android"."""
     agent = request.headers.get("User-Agent", "")
-    name = next((name for mark, name in BROWSERS if mark in agent), "")
-    system = next((name for mark, name in SYSTEMS if re.search(rf"\b{mark}", agent)), "")
-    return " · ".join(part for part in (name, system) if part)
+    name = next((mark for mark in BROWSERS if mark in agent), "")
+    system = next((mark for mark in SYSTEMS if re.search(rf"\b{mark}", agent)), "")
+    return " · ".join(SAID_AS.get(part, part) for part in (name, system) if part)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
-from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
@@ -30,6 +30,7 @@ MESSAGES = {
     413: lazy_gettext("The request is too large."),
     415: lazy_gettext("Send the request body as JSON (Content-Type: application/json)."),
     429: lazy_gettext("Too many requests from here; wait a little and try again."),
+    500: lazy_gettext("Something went wrong on our side; nothing was changed."),
 }
 
 STATUSES: dict[type[Refusal], int] = {
@@ -83,7 +84,9 @@ def _refused(refusal: Refusal) -> Response:
 
 
 def _http_error(error: HTTPException) -> Response:
-    if isinstance(error, MethodNotAllowed):
+    if isinstance(error, InternalServerError):  # Flask has logged the cause
+        roll_back()  # leave no half-done transaction behind
+    elif isinstance(error, MethodNotAllowed):
         error.valid_methods = _allowed_methods(error)
         if not error.valid_methods:
             error = NotFound()
@@ -129,15 +132,8 @@ def _database_not_answering(error: OperationalError | PoolTimeout) -> Response:
     return error_response(i18n.explain(wait), status_of(wait), retry_headers(wait))
 
 
-def _unexpected(_error: InternalServerError) -> Response:
-    # Flask has logged the cause; leave no half-done transaction behind.
-    roll_back()
-    return error_response(gettext("Something went wrong on our side; nothing was changed."), 500)
-
-
 def init_app(app: Flask) -> None:
     app.register_error_handler(Refusal, _refused)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(OperationalError, _database_not_answering)
     app.register_error_handler(PoolTimeout, _database_not_answering)
-    app.register_error_handler(InternalServerError, _unexpected)

@@ -74,11 +74,10 @@ def rules() -> RuleChanges | None:
 
 
 def names() -> tuple[str, str] | None:
-    if "player1" not in request.form and "player2" not in request.form:
+    first, second = request.form.get("player1"), request.form.get("player2")
+    if first is None and second is None:
         return None
-    return parse_names(
-        request.form.get("player1"), request.form.get("player2"), i18n.default_names()
-    )
+    return parse_names(first, second, i18n.default_names())
 
 
 def first_dealer() -> Seat | None:

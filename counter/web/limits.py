@@ -8,12 +8,11 @@ import math
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, current_app, request
 from flask_babel import ngettext
-from flask_limiter import Limiter, RateLimitExceeded
+from flask_limiter import Limiter, RateLimitExceeded, RouteLimit
 from limits.storage import MemoryStorage, RedisStorage
 
 from counter.web.browser import current_owner, made_device
@@ -36,7 +35,6 @@ def client_address() -> str:
 
 
 limiter = Limiter(key_func=client_address, strategy="fixed-window")
-View = TypeVar("View", bound=Callable[..., Any])
 
 
 def per_browser() -> str:
@@ -73,13 +71,9 @@ def writes(blueprint: Blueprint) -> Blueprint:
     return blueprint
 
 
-def _counted(setting: str, scope: str) -> Callable[[View], View]:
-    return cast(
-        Callable[[View], View],
-        limiter.shared_limit(
-            _rate(setting, f"{setting}_PER_ADDRESS"), scope=scope, key_func=per_browser
-        ),
-    )
+def _counted(setting: str, scope: str) -> RouteLimit:
+    rate = _rate(setting, f"{setting}_PER_ADDRESS")
+    return limiter.shared_limit(rate, scope=scope, key_func=per_browser)
 
 
 imports = _counted("RATELIMIT_IMPORTS", "imports")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from flask import Blueprint, Flask, Response, abort, request
 from flask.sessions import SecureCookieSessionInterface, SessionMixin
 from flask_babel import gettext
@@ -11,7 +14,9 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from counter.web.browser import stale_cookie
 from counter.web.errors import error_response
-from counter.web.hosts import ReachedHost
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 csrf = CSRFProtect()
 
@@ -33,6 +38,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PUBLIC_ENDPOINTS = frozenset(
     {"static", "site.robots", "site.manifest", "site.service_worker", "api.openapi"}
 )
+DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
 class SessionCookies(SecureCookieSessionInterface):
@@ -43,6 +49,31 @@ class SessionCookies(SecureCookieSessionInterface):
 
     def should_set_cookie(self, app: Flask, session: SessionMixin) -> bool:
         return not stale_cookie() and super().should_set_cookie(app, session)
+
+
+class ReachedHost:
+    """WSGI middleware, inside ProxyFix: ``Host`` becomes its name in lower case, and the port
+    the request truly reached (none if the scheme's own), never one the ``Host`` claims."""
+
+    def __init__(self, app: WSGIApplication, *, proxies: int) -> None:
+        self.app = app
+        self.proxies = proxies
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if host := environ.get("HTTP_HOST"):
+            name = host.partition("]")[0] + "]" if host.startswith("[") else host.rsplit(":", 1)[0]
+            port = self.reached_port(environ)
+            if port not in (None, DEFAULT_PORTS.get(environ.get("wsgi.url_scheme", "http"))):
+                name = f"{name}:{port}"
+            environ["HTTP_HOST"] = name.lower()
+        return self.app(environ, start_response)
+
+    def reached_port(self, environ: WSGIEnvironment) -> str | None:
+        port = environ.get("SERVER_PORT")
+        if self.proxies:  # the server's own port is the one the proxy reached
+            told = [part.strip() for part in environ.get("HTTP_X_FORWARDED_PORT", "").split(",")]
+            port = told[-self.proxies] if len(told) >= self.proxies else None
+        return port if port and port.isdigit() and 1 <= int(port) <= 65535 else None
 
 
 def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:
