@@ -11,7 +11,17 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from phones import SAME_TAP_MS, all_saved, button, held_clock, name_players, phone, stored_once, tap
+from phones import (
+    SAME_TAP_MS,
+    all_saved,
+    button,
+    held_clock,
+    name_players,
+    open_settings,
+    phone,
+    stored_once,
+    tap,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -169,6 +179,37 @@ def test_before_the_first_deal_the_dealer_is_said_and_the_other_card_offers_the_
     second.click()
     expect(second).to_have_text("Раздава", use_inner_text=True)
     expect(first).to_have_text("Нека раздава", use_inner_text=True)
+    context.close()
+
+
+OUT_OF_CARD = """() => [...document.querySelectorAll(".under > *")]
+  .filter((element) => element.offsetParent !== null)
+  .filter((element) => {
+    const box = element.getBoundingClientRect();
+    const card = element.closest(".player").getBoundingClientRect();
+    return box.left < card.left || box.right > card.right;
+  })
+  .map((element) => element.innerText)"""
+
+
+@pytest.mark.parametrize("width", [320, 360])
+@pytest.mark.parametrize(
+    ("locale", "game"), [("de-AT", "schnapsen"), ("bg-BG", "santase"), ("de-AT", "sixty_six")]
+)
+def test_before_the_first_deal_the_tally_and_the_dealer_fit_the_card(
+    browser: Browser, server: str, width: int, locale: str, game: str
+) -> None:
+    """A Schnapsen player reads the Bummerl count beside "Gibt zuerst", not "Bumme"."""
+    context = phone(browser, server, viewport={"width": width, "height": 640}, locale=locale)
+    page = context.new_page()
+    page.goto("/")
+    open_settings(page)
+    form = page.locator("form.new-match")
+    form.locator("#new-game").select_option(game)
+    form.locator("button").click()
+    expect(page.locator(".counter.fresh")).to_be_visible()
+    expect(page.locator('.player[data-seat="2"] .first-dealer')).to_be_visible()
+    assert page.evaluate(OUT_OF_CARD) == []
     context.close()
 
 
