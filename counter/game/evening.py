@@ -176,13 +176,13 @@ def _beat(winner: int, loser: int, tables: Sequence[Table]) -> bool:
 
 
 def _standing(fmt: Format, player: Player, tables: Sequence[Table]) -> Standing:
-    sat = [table for table in tables if player.id in table.players]
-    mine = [(table, table.players.index(player.id)) for table in sat if not table.bye]
-    difference = sum(table.scores[seat] - table.scores[1 - seat] for table, seat in mine)
-    played = sum(table.winner is not None for table, _seat in mine)
-    won = sum(table.winner == player.id for table, _seat in mine)
-    won += len(sat) - len(mine) if fmt is Format.SWISS else 0  # a bye wins in Swiss
-    lost = [table.round for table, _seat in mine if table.winner not in (None, player.id)]
+    seated = [table for table in tables if player.id in table.players]
+    matches = [(table, table.players.index(player.id)) for table in seated if not table.bye]
+    difference = sum(table.scores[seat] - table.scores[1 - seat] for table, seat in matches)
+    played = sum(table.winner is not None for table, _seat in matches)
+    won = sum(table.winner == player.id for table, _seat in matches)
+    won += len(seated) - len(matches) if fmt is Format.SWISS else 0  # a bye wins in Swiss
+    lost = [table.round for table, _seat in matches if table.winner not in (None, player.id)]
     if fmt is not Format.LIVES:
         return Standing(player, played, won, difference, None, None)
     if len(lost) >= LIVES:  # out in the round that took the last life
