@@ -213,4 +213,5 @@ def next_round(
     return (number, pairs) if any(b is not None for _a, b in pairs) else None
 
 
-class RoundNotOver(Conflict): ...  # a next round asked for while a table still plays
+class RoundNotOver(Conflict):
+    """A next round asked for while a table still plays."""

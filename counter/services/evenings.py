@@ -205,7 +205,8 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
         if b is not None:
             uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
             pair = (names[a], names[b])
-            match_id = matches.start_match(owner=owner, uid=uid, names=pair, **settings)[0].id
+            match, _new = matches.start_match(owner=owner, uid=uid, names=pair, **settings)
+            match_id = match.id
         started.append((a, b, match_id))
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
 
