@@ -158,10 +158,9 @@ def standings(fmt: Format, players: Sequence[Player], tables: Sequence[Table]) -
     rows.sort(key=lambda row: (_rank_key(row), row.player.name.casefold()))
     for i in range(len(rows) - 1):
         a, b = rows[i], rows[i + 1]
-        if _rank_key(a) == _rank_key(b) and _beat(b.player.id, a.player.id, tables):
-            tied = [row for row in rows if _rank_key(row) == _rank_key(a)]
-            if len(tied) == 2:
-                rows[i], rows[i + 1] = b, a
+        tied = [row for row in rows if _rank_key(row) == _rank_key(a)]
+        if tied == [a, b] and _beat(b.player.id, a.player.id, tables):
+            rows[i], rows[i + 1] = b, a
     return rows
 
 
@@ -177,28 +176,19 @@ def _beat(winner: int, loser: int, tables: Sequence[Table]) -> bool:
 
 
 def _standing(fmt: Format, player: Player, tables: Sequence[Table]) -> Standing:
-    played = won = difference = 0
-    lives, out_in = LIVES, None
-    for table in tables:
-        if player.id not in table.players:
-            continue
-        if table.bye:
-            won += fmt is Format.SWISS
-            continue
-        mine = 0 if table.players[0] == player.id else 1
-        difference += table.scores[mine] - table.scores[1 - mine]
-        if table.winner is None:
-            continue
-        played += 1
-        won += table.winner == player.id
-        if table.winner != player.id and lives:
-            lives -= 1
-            out_in = table.round if not lives else None
+    seated = [table for table in tables if player.id in table.players]
+    matches = [(table, table.players.index(player.id)) for table in seated if not table.bye]
+    difference = sum(table.scores[seat] - table.scores[1 - seat] for table, seat in matches)
+    played = sum(table.winner is not None for table, _seat in matches)
+    won = sum(table.winner == player.id for table, _seat in matches)
+    won += len(seated) - len(matches) if fmt is Format.SWISS else 0  # a bye wins in Swiss
+    lost = [table.round for table, _seat in matches if table.winner not in (None, player.id)]
     if fmt is not Format.LIVES:
         return Standing(player, played, won, difference, None, None)
-    if player.left is not None and out_in is None:  # withdrawn: fallen at the round left
-        lives, out_in = 0, player.left
-    return Standing(player, played, won, difference, lives, out_in)
+    if len(lost) >= LIVES:  # out in the round that took the last life
+        return Standing(player, played, won, difference, 0, lost[LIVES - 1])
+    lives = LIVES - len(lost) if player.left is None else 0  # withdrawn: fallen at the round left
+    return Standing(player, played, won, difference, lives, player.left)
 
 
 def next_round(

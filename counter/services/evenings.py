@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import Row, select
 from sqlalchemy.exc import IntegrityError
 
 from counter.game import evening as rules
@@ -198,17 +198,16 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     row = _row(owner, evening_id)
     drawn = _draw(row, number)
     names = {p.id: p.name for p in row.players}
-    settings = _settings(row)
+    settings = _settings(row).for_start()
     started: list[tuple[int, int | None, int | None]] = []
     for a, b in drawn:
-        if b is None:
-            started.append((a, b, None))
-            continue
-        uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
-        match, _new = matches.start_match(
-            owner=owner, uid=uid, names=(names[a], names[b]), **settings.for_start()
-        )
-        started.append((a, b, match.id))
+        match_id = None
+        if b is not None:
+            uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
+            pair = (names[a], names[b])
+            match, _new = matches.start_match(owner=owner, uid=uid, names=pair, **settings)
+            match_id = match.id
+        started.append((a, b, match_id))
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
 
 
@@ -307,9 +306,7 @@ def end_evening(*, owner: str, evening_id: int) -> None:
     push.recheck(t.match_id for t in row.tables if t.match_id is not None)
 
 
-_LINKED = select(
-    Evening.owner, Evening.ended_at, EveningTable.match_id, EveningTable.awarded_to
-).join(EveningTable)
+_LINKED = select(Evening, EveningTable).join(EveningTable)
 
 
 def table_match(*, token: str) -> MatchView:
@@ -317,38 +314,34 @@ def table_match(*, token: str) -> MatchView:
     row = db.session.execute(found).one_or_none() if queryable(token) else None
     if row is None:
         raise NotFound(N_("There is no such table."))
-    if row.ended_at is not None:
+    if row.Evening.ended_at is not None:
         raise Gone(ENDED)
-    return matches.get_match(owner=row.owner, match_id=row.match_id)
+    return matches.get_match(owner=row.Evening.owner, match_id=row.EveningTable.match_id)
+
+
+def _linked(tokens: list[str], match_id: int) -> Row[Evening, EveningTable] | None:
+    """The evening and table of match ``match_id`` that one of these links opens, if one does."""
+    usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
+    found = _LINKED.where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
+    return db.session.execute(found.limit(1)).one_or_none() if usable else None
 
 
 def table_token(*, tokens: list[str], match_id: int) -> str | None:
     """Which of these links opens the match while its evening is on, if one does."""
-    usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
-    if not usable:
-        return None
-    found = _LINKED.with_only_columns(EveningTable.token).where(
-        EveningTable.match_id == match_id,
-        EveningTable.token.in_(usable),
-        Evening.ended_at.is_(None),
-    )
-    return db.session.scalar(found.limit(1))
+    row = _linked(tokens, match_id)
+    return row.EveningTable.token if row is not None and row.Evening.ended_at is None else None
 
 
 def table_host(
     *, tokens: list[str], match_id: int, asking: str | None, writing: bool
 ) -> str | None:
     """The host's key if one of these links opens the match; another's write once closed is Gone."""
-    usable = [token for token in tokens[:TABLES_KEPT] if queryable(token)]
-    if not usable:
-        return None
-    found = _LINKED.where(EveningTable.match_id == match_id, EveningTable.token.in_(usable))
-    row = db.session.execute(found.limit(1)).one_or_none()
+    row = _linked(tokens, match_id)
     if row is None:
         return None
-    if writing and row.owner != asking:
-        if row.ended_at is not None:
+    if writing and row.Evening.owner != asking:
+        if row.Evening.ended_at is not None:
             raise Gone(ENDED)
-        if row.awarded_to is not None:
+        if row.EveningTable.awarded_to is not None:
             raise Gone(AWARDED)
-    return str(row.owner)
+    return str(row.Evening.owner)

@@ -28,9 +28,11 @@ FORMATS = {
     Format.SWISS: N_("Rounds with fresh pairings (Swiss)"),
     Format.LIVES: N_("Three lives"),
 }
+CSV_HEADS = (N_("place"), N_("player"), N_("played"), N_("won"), N_("difference"), N_("lives"))
 
 
-def _new_page(error: Refusal | None = None) -> str:
+@bp.get("/evenings")
+def list_evenings(error: Refusal | None = None) -> str:
     return render_template(
         "evenings.html",
         evenings=evenings.list_evenings(owner=current_owner()),
@@ -40,13 +42,8 @@ def _new_page(error: Refusal | None = None) -> str:
     )
 
 
-@bp.get("/evenings")
-def list_evenings() -> str:
-    return _new_page()
-
-
 @bp.post("/evenings")
-@shows_again(_new_page)
+@shows_again(list_evenings)
 def create_evening() -> ResponseBase:
     evening_id = evenings.create_evening(
         name=request.form.get("name", ""),
@@ -60,7 +57,8 @@ def create_evening() -> ResponseBase:
     return _back(evening_id)
 
 
-def _host_page(evening_id: int, error: Refusal | None = None) -> str:
+@bp.get("/evenings/<id:evening_id>")
+def show(evening_id: int, error: Refusal | None = None) -> str:
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
     links = {
         t.id: url_for("evenings.table", token=t.token, _external=True)
@@ -80,13 +78,8 @@ def _host_page(evening_id: int, error: Refusal | None = None) -> str:
     )
 
 
-@bp.get("/evenings/<id:evening_id>")
-def show(evening_id: int) -> str:
-    return _host_page(evening_id)
-
-
 def _again(error: Refusal) -> str:
-    return _host_page(int((request.view_args or {})["evening_id"]), error)
+    return show(int((request.view_args or {})["evening_id"]), error)
 
 
 def _back(evening_id: int) -> ResponseBase:
@@ -142,8 +135,7 @@ def standings(evening_id: int) -> str:
 @limits.heavy_reads
 def standings_csv(evening_id: int) -> ResponseBase:
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
-    heads = (gettext("place"), gettext("player"), gettext("played"), gettext("won"))
-    rows: list[list[object]] = [[*heads, gettext("difference"), gettext("lives")]]
+    rows: list[list[object]] = [[gettext(head) for head in CSV_HEADS]]
     for place, row in enumerate(shown.standings, 1):
         lives = "" if row.lives is None else row.lives
         rows.append([place, row.player.name, row.played, row.won, row.difference, lives])
