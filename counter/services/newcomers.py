@@ -55,13 +55,13 @@ def forget_never_back() -> int:
     return len(ids)
 
 
-def erase_keys(keys: Collection[str]) -> tuple[int, int]:
-    """Delete all that these keys hold, hashes of spent ids too; how many matches and deals."""
+def erase_keys(keys: Collection[str]) -> int:
+    """Delete all that these keys hold, hashes of spent ids too; how many matches."""
     owned = select(Match.id).where(Match.owner.in_(keys)).scalar_subquery()
     db.session.execute(delete(Evening).where(Evening.owner.in_(keys)))
-    deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
+    db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
     matches = db.session.execute(delete(Match).where(Match.owner.in_(keys)))
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))
     for key in keys:
         spent.forget_owner(owner=key)
-    return matches.rowcount, deals.rowcount  # type: ignore[attr-defined]
+    return matches.rowcount  # type: ignore[attr-defined,no-any-return]
