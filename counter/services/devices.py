@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import delete, select, update
 
 from counter.game.refusals import N_, Forbidden, NotFound
 from counter.services import newcomers, ranks
@@ -155,9 +156,10 @@ def leave(
     row.owner, row.home, row.match_id, row.brought_by = owner, home, None, brought
 
 
-def let_go(*chosen: ColumnElement[bool]) -> int:
-    """These devices go home or to a new key, holding nothing of the key they leave; how many."""
-    leaving = list(db.session.scalars(select(DeviceRow).where(*chosen)))
+def let_go(*, owner: str, devices: Collection[int]) -> int:
+    """These devices of ``owner`` go home or to a new key, holding nothing of it; how many."""
+    chosen = select(DeviceRow).where(DeviceRow.owner == owner, DeviceRow.id.in_(devices))
+    leaving = list(db.session.scalars(chosen))
     for device in leaving:
         leave(device, owner=device.home or new_key())
     return len(leaving)
@@ -182,7 +184,7 @@ def forget_device(*, owner: str, asking: int, device_id: int) -> None:
                 "itself. The device that shared the matches with it decides about the others."
             )
         )
-    if let_go(DeviceRow.owner == owner, DeviceRow.id == device_id) != 1:
+    if let_go(owner=owner, devices={device_id}) != 1:
         raise NotFound(N_("That device no longer has these matches."))
     # A link it may have made while it held the key would give the key back to it.
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))

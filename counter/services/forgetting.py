@@ -37,8 +37,6 @@ def _done_already(token: str, fresh: str) -> bool:
 
 def _asking(token: str, fresh: str) -> DeviceRow | None:
     """The asking device, locked after its key; None if the same form was carried out."""
-    if _done_already(token, fresh):
-        return None
     keys = db.session.execute(
         select(DeviceRow.owner, DeviceRow.home).where(DeviceRow.token == token)
     ).first()
@@ -48,7 +46,9 @@ def _asking(token: str, fresh: str) -> DeviceRow | None:
     # A statement after the lock sees, on PostgreSQL, what was committed meanwhile.
     mine = select(DeviceRow).where(DeviceRow.token == token, DeviceRow.owner == keys.owner)
     row: DeviceRow | None = db.session.scalar(mine.with_for_update())
-    if row is None and not _done_already(token, fresh):
+    if _done_already(token, fresh):
+        return None
+    if row is None:
         raise Conflict(N_("This device's matches changed meanwhile. Reload the page."))
     return row
 
@@ -73,16 +73,14 @@ def forget_others(*, token: str, nonce: str, secret: str) -> str:
     if row is None:
         return fresh
     owner = row.owner
+    let_go(owner=owner, devices=ranks.may_remove(owner=owner, device_id=row.id))
     if ranks.has_maker(owner=owner, device_id=row.id):
-        brought = ranks.brought(owner=owner, device_id=row.id)
-        let_go(DeviceRow.owner == owner, DeviceRow.id.in_(brought))
         db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == row.id))
     else:
         row.owner = new_key()
         db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
         handover.move_matches(source=owner, target=row.owner)
         db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
-        let_go(DeviceRow.owner == owner, DeviceRow.id != row.id)
     _give_token(row, fresh, match_ids(owner=row.owner))
     return fresh
 
@@ -100,7 +98,7 @@ def erase_everything(*, token: str, nonce: str, secret: str) -> tuple[str, int |
     erased = [] if row.home is None else [row.home]
     if not ranks.has_maker(owner=owner, device_id=row.id):
         erased.append(owner)
-        let_go(DeviceRow.owner == owner, DeviceRow.id != row.id)
+        let_go(owner=owner, devices=ranks.may_remove(owner=owner, device_id=row.id))
     matches = erase_keys(erased)
     leave(row, owner=new_key())
     _give_token(row, fresh, watched)
