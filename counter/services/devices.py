@@ -146,14 +146,12 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     ]
 
 
-def leave(
-    row: DeviceRow, *, owner: str, home: str | None = None, brought: int | None = None
-) -> None:
-    """The device holds ``owner`` now, ``brought`` by that device: the ones it brought pass
-    to its own maker, and its links stop (they would bring devices under no one there)."""
+def leave(row: DeviceRow, *, owner: str, home: str | None = None, maker: int | None = None) -> None:
+    """The device holds ``owner`` now, brought by ``maker``: the devices it brought pass to
+    its own maker, and its links stop (they would bring devices under no one there)."""
     ranks.leaves(device_id=row.id)
     db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == row.id))
-    row.owner, row.home, row.match_id, row.brought_by = owner, home, None, brought
+    row.owner, row.home, row.match_id, row.brought_by = owner, home, None, maker
 
 
 def let_go(*, owner: str, devices: Collection[int]) -> int:

@@ -124,7 +124,7 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
         row = db.session.get(DeviceRow, device.id)
         if row is None:  # forgotten by another device meanwhile: the link stays unspent
             raise Gone(N_("This device is not known here. Reload the page."))
-        leave(row, owner=giver, home=home, brought=link.device_id)
+        leave(row, owner=giver, home=home, maker=link.device_id)
     db.session.commit()
     push.recheck(left)
     return giver

@@ -63,7 +63,6 @@ def forget_device(device_id: int) -> Response | str:
             back=url_for("privacy.privacy"),
         )
     devices.forget_device(owner=asking.owner, asking=asking.id, device_id=device_id)
-    changed()
     flash(gettext("That device no longer has these matches."))
     return redirect(url_for("privacy.privacy"))
 
