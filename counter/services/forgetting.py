@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+from contextlib import closing
 from datetime import timedelta
 
 from sqlalchemy import delete, select, update
@@ -111,9 +112,6 @@ def _empty_the_log() -> None:
     the database and cut it to nothing."""
     if db.engine.dialect.name != "sqlite":
         return
-    raw = db.engine.raw_connection()
-    try:
-        # In autocommit: a checkpoint inside a transaction could not reach the log's end.
+    # In autocommit: a checkpoint inside a transaction could not reach the log's end.
+    with closing(db.engine.raw_connection()) as raw:
         raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
-    finally:
-        raw.close()

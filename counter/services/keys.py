@@ -140,7 +140,6 @@ def move_matches(*, source: str, target: str) -> None:
     ).all()
     for moving, moving_played, staying, staying_played in pairs:
         older = moving if moving_played < staying_played else staying
-        db.session.execute(delete(Deal).where(Deal.match_id == older))
         db.session.execute(delete(Match).where(Match.id == older))
     db.session.execute(update(Match).where(Match.owner == source).values(owner=target))
     db.session.execute(update(Evening).where(Evening.owner == source).values(owner=target))
