@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -16,9 +17,6 @@ from counter.storage.models import Device as DeviceRow
 from counter.storage.transactions import writes
 
 SEEN_EVERY = timedelta(minutes=2)
-
-
-class DeviceNotFound(NotFound): ...
 
 
 def new_key() -> str:
@@ -118,7 +116,7 @@ def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int
         .limit(1)
     )
     row = db.session.execute(found).first()
-    return None if row is None or row[0] is None else (row[0], row[1])
+    return None if row is None else (row.match_id, row.id)
 
 
 def shown_match_id(*, device: Device | None) -> int | None:
@@ -148,19 +146,20 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     ]
 
 
-def let_go(*, owner: str, keep: int | None = None, only: int | None = None) -> int:
-    """Devices of ``owner`` (all but ``keep``, or ``only``) go home or to a new key; how many."""
-    chosen = select(DeviceRow).where(DeviceRow.owner == owner)
-    if keep is not None:
-        chosen = chosen.where(DeviceRow.id != keep)
-    if only is not None:
-        chosen = chosen.where(DeviceRow.id == only)
+def leave(row: DeviceRow, *, owner: str, home: str | None = None, maker: int | None = None) -> None:
+    """The device holds ``owner`` now, brought by ``maker``: the devices it brought pass to
+    its own maker, and its links stop (they would bring devices under no one there)."""
+    ranks.leaves(device_id=row.id)
+    db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == row.id))
+    row.owner, row.home, row.match_id, row.brought_by = owner, home, None, maker
+
+
+def let_go(*, owner: str, devices: Collection[int]) -> int:
+    """These devices of ``owner`` go home or to a new key, holding nothing of it; how many."""
+    chosen = select(DeviceRow).where(DeviceRow.owner == owner, DeviceRow.id.in_(devices))
     leaving = list(db.session.scalars(chosen))
     for device in leaving:
-        if only is not None:
-            ranks.leaves(device_id=device.id)
-        device.owner, device.home, device.match_id = device.home or new_key(), None, None
-        device.brought_by = None
+        leave(device, owner=device.home or new_key())
     return len(leaving)
 
 
@@ -176,15 +175,15 @@ def forget_device(*, owner: str, asking: int, device_id: int) -> None:
     """Another device, one ``asking`` may remove, no longer holds this key."""
     if device_id not in ranks.may_remove(owner=owner, device_id=asking):
         if device_id == asking or not holds(owner=owner, device_id=device_id):
-            raise DeviceNotFound(N_("That device no longer has these matches."))
+            raise NotFound(N_("That device no longer has these matches."))
         raise Forbidden(
             N_(
                 "This device came by a link, so it may remove only the devices it brought "
                 "itself. The device that shared the matches with it decides about the others."
             )
         )
-    if let_go(owner=owner, only=device_id) != 1:
-        raise DeviceNotFound(N_("That device no longer has these matches."))
+    if let_go(owner=owner, devices={device_id}) != 1:
+        raise NotFound(N_("That device no longer has these matches."))
     # A link it may have made while it held the key would give the key back to it.
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
     db.session.commit()

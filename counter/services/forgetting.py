@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import hmac
-from dataclasses import dataclass
+from contextlib import closing
 from datetime import timedelta
 
 from sqlalchemy import delete, select, update
 
-from counter.game.refusals import N_, Conflict
+from counter.game.refusals import N_, Conflict, NotFound
 from counter.services import keys as handover
 from counter.services import ranks
-from counter.services.devices import DeviceNotFound, let_go, match_ids, new_key
+from counter.services.devices import leave, let_go, match_ids, new_key
 from counter.services.newcomers import erase_keys
-from counter.storage import erasure, push
+from counter.storage import push
 from counter.storage.models import Device as DeviceRow
 from counter.storage.models import DeviceLink, Match, db, utcnow
 from counter.storage.owner_lock import lock_owners
@@ -24,8 +22,9 @@ from counter.storage.transactions import writes
 GRACE = timedelta(minutes=1)  # the same form sent again within it gets the same token
 
 
-def _signed(secret: str, *parts: str) -> bytes:
-    return hmac.new(secret.encode(), "\0".join(parts).encode(), hashlib.sha256).digest()
+def _fresh_token(secret: str, *parts: str) -> str:
+    """The new token, the same for the same form sent again with the same old cookie."""
+    return hmac.digest(secret.encode(), "\0".join(parts).encode(), "sha256").hex()[:32]
 
 
 def _done_already(token: str, fresh: str) -> bool:
@@ -39,89 +38,80 @@ def _done_already(token: str, fresh: str) -> bool:
 
 def _asking(token: str, fresh: str) -> DeviceRow | None:
     """The asking device, locked after its key; None if the same form was carried out."""
-    if _done_already(token, fresh):
-        return None
     keys = db.session.execute(
         select(DeviceRow.owner, DeviceRow.home).where(DeviceRow.token == token)
     ).first()
     if keys is None:
-        raise DeviceNotFound(N_("This device is not known here. Reload the page."))
-    lock_owners(*(key for key in keys if key is not None))
+        raise NotFound(N_("This device is not known here. Reload the page."))
+    lock_owners(*filter(None, keys))
     # A statement after the lock sees, on PostgreSQL, what was committed meanwhile.
     mine = select(DeviceRow).where(DeviceRow.token == token, DeviceRow.owner == keys.owner)
     row: DeviceRow | None = db.session.scalar(mine.with_for_update())
-    if row is None and _done_already(token, fresh):
+    if _done_already(token, fresh):
         return None
     if row is None:
         raise Conflict(N_("This device's matches changed meanwhile. Reload the page."))
     return row
 
 
-def _give_token(row: DeviceRow, fresh: str) -> None:
+def _give_token(row: DeviceRow, fresh: str, watched: list[int]) -> None:
     """The old token becomes a device of its own that holds nothing, soon forgotten."""
     old, row.token, row.seen_at = row.token, fresh, utcnow()
     db.session.flush()
     copies = DeviceRow(token=old, owner=new_key(), label=row.label, came_back=False)
     copies.replaced_at = utcnow()
     db.session.add(copies)
+    db.session.commit()
+    push.recheck(watched)
 
 
 @writes
 def forget_others(*, token: str, nonce: str, secret: str) -> str:
     """Forget the devices this one may remove and every copy of its cookie; its new token.
     First on its key, it moves the key's matches to a new key (links of the old stop)."""
-    fresh = _signed(secret, "forget", token, nonce).hex()[:32]
+    fresh = _fresh_token(secret, "forget", token, nonce)
     row = _asking(token, fresh)
     if row is None:
         return fresh
     owner = row.owner
+    let_go(owner=owner, devices=ranks.may_remove(owner=owner, device_id=row.id))
     if ranks.has_maker(owner=owner, device_id=row.id):
-        brought = ranks.brought(owner=owner, device_id=row.id)
-        for device in brought:
-            let_go(owner=owner, only=device)
-        db.session.execute(delete(DeviceLink).where(DeviceLink.device_id.in_(brought | {row.id})))
+        db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == row.id))
     else:
-        key = base64.urlsafe_b64encode(_signed(secret, owner, nonce)).decode().rstrip("=")
+        row.owner = new_key()
         db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
-        handover.move_matches(source=owner, target=key)
+        handover.move_matches(source=owner, target=row.owner)
         db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
-        let_go(owner=owner, keep=row.id)
-        row.owner = key
-    _give_token(row, fresh)
-    db.session.commit()
-    push.recheck(match_ids(owner=row.owner))
+    _give_token(row, fresh, match_ids(owner=row.owner))
     return fresh
 
 
-@dataclass(frozen=True)
-class Erased:
-    token: str
-    matches: int | None  # None: the form was carried out already
-    deals: int
-
-
 @writes
-def erase_everything(*, token: str, nonce: str, secret: str) -> Erased:
-    """Delete what this device may erase, and start it afresh: a new key, a new token.
-    First on its key, all the key holds; brought by another, its own key from before."""
-    fresh = _signed(secret, "erase", token, nonce).hex()[:32]
+def erase_everything(*, token: str, nonce: str, secret: str) -> tuple[str, int | None]:
+    """Delete what this device may erase, and start it afresh: its new token, and how many
+    matches went (None: the same form was carried out already). First on its key, all the
+    key holds; brought by another, its own key from before."""
+    fresh = _fresh_token(secret, "erase", token, nonce)
     row = _asking(token, fresh)
     if row is None:
-        return Erased(fresh, None, 0)
-    owner = row.owner
-    watched = match_ids(owner=owner)
-    if ranks.has_maker(owner=owner, device_id=row.id):
-        erased = [] if row.home is None else [row.home]
-        db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == row.id))
-        ranks.leaves(device_id=row.id)
-        row.brought_by = None
-    else:
-        erased = [owner] if row.home is None else [owner, row.home]
-        let_go(owner=owner, keep=row.id)
-    matches, deals = erase_keys(erased)
-    row.owner, row.home, row.match_id = new_key(), None, None
-    _give_token(row, fresh)
-    db.session.commit()
-    erasure.empty_the_log()
-    push.recheck(watched)
-    return Erased(fresh, matches, deals)
+        return fresh, None
+    owner, watched = row.owner, match_ids(owner=row.owner)
+    erased = [] if row.home is None else [row.home]
+    if not ranks.has_maker(owner=owner, device_id=row.id):
+        erased.append(owner)
+        let_go(owner=owner, devices=ranks.may_remove(owner=owner, device_id=row.id))
+    matches = erase_keys(erased)
+    leave(row, owner=new_key())
+    _give_token(row, fresh, watched)
+    _empty_the_log()
+    return fresh, matches
+
+
+def _empty_the_log() -> None:
+    """On SQLite, copy the write-ahead log (old pages that ``secure_delete`` did not zero) into
+    the database and cut it to nothing."""
+    if db.engine.dialect.name != "sqlite":
+        return
+    # In autocommit: a checkpoint inside a transaction could not reach the log's end.
+    with closing(db.engine.raw_connection()) as raw:
+        raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]

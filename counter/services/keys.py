@@ -13,7 +13,7 @@ from sqlalchemy.orm import aliased
 from counter.game.refusals import N_, Gone
 from counter.services import matches as match_store
 from counter.services import ranks
-from counter.services.devices import Device, match_ids
+from counter.services.devices import Device, leave, match_ids
 from counter.storage import push, repository
 from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
@@ -22,9 +22,6 @@ from counter.storage.transactions import writes
 
 LINK_LIFETIME = timedelta(minutes=15)
 TOKEN_MAX_LENGTH = 64
-
-
-class LinkUnusable(Gone): ...
 
 
 def _hash(token: str) -> str:
@@ -53,11 +50,11 @@ def _usable_link(token: str, *, spend: bool = False) -> DeviceLink:
     found = found.with_for_update() if spend else found
     link: DeviceLink | None = db.session.scalar(found) if len(token) <= TOKEN_MAX_LENGTH else None
     if link is None:
-        raise LinkUnusable(N_("This link does not exist. Make a new one on the other device."))
+        raise Gone(N_("This link does not exist. Make a new one on the other device."))
     if link.used_at is not None:
-        raise LinkUnusable(N_("This link was used already. Make a new one on the other device."))
+        raise Gone(N_("This link was used already. Make a new one on the other device."))
     if utcnow() - link.created_at > LINK_LIFETIME:
-        raise LinkUnusable(
+        raise Gone(
             N_("This link has expired (they last 15 minutes). Make a new one on the other device.")
         )
     if spend:
@@ -90,10 +87,7 @@ def preview_device_link(*, token: str, device: Device | None) -> Handover:
     )
     return Handover(
         matches=repository.count(giver),
-        latest=[
-            (first, second, int(one), int(two))
-            for first, second, one, two in db.session.execute(points)
-        ],
+        latest=list(db.session.execute(points)),
         own_matches=0 if own is None else repository.count(own),
         same_key=owner == giver,
     )
@@ -127,13 +121,10 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
                 home = None
         elif own == owner and home is None and repository.count(owner):
             home = owner
-        ranks.leaves(device_id=device.id)
-        # Its links to the key it leaves would bring devices under no one there.
-        db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == device.id))
         row = db.session.get(DeviceRow, device.id)
         if row is None:  # forgotten by another device meanwhile: the link stays unspent
             raise Gone(N_("This device is not known here. Reload the page."))
-        row.owner, row.home, row.match_id, row.brought_by = giver, home, None, link.device_id
+        leave(row, owner=giver, home=home, maker=link.device_id)
     db.session.commit()
     push.recheck(left)
     return giver
@@ -149,7 +140,6 @@ def move_matches(*, source: str, target: str) -> None:
     ).all()
     for moving, moving_played, staying, staying_played in pairs:
         older = moving if moving_played < staying_played else staying
-        db.session.execute(delete(Deal).where(Deal.match_id == older))
         db.session.execute(delete(Match).where(Match.id == older))
     db.session.execute(update(Match).where(Match.owner == source).values(owner=target))
     db.session.execute(update(Evening).where(Evening.owner == source).values(owner=target))

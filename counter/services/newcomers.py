@@ -8,8 +8,8 @@ from datetime import timedelta
 from sqlalchemy import delete, or_, select
 
 from counter.services import spent
-from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
+from counter.storage.models import DeviceLink, Evening, Match, db, utcnow
 from counter.storage.transactions import writes
 
 NEVER_BACK_AFTER = timedelta(hours=1)
@@ -55,13 +55,11 @@ def forget_never_back() -> int:
     return len(ids)
 
 
-def erase_keys(keys: Collection[str]) -> tuple[int, int]:
-    """Delete all that these keys hold, hashes of spent ids too; how many matches and deals."""
-    owned = select(Match.id).where(Match.owner.in_(keys)).scalar_subquery()
+def erase_keys(keys: Collection[str]) -> int:
+    """Delete all that these keys hold, deals and hashes of spent ids too; how many matches."""
     db.session.execute(delete(Evening).where(Evening.owner.in_(keys)))
-    deals = db.session.execute(delete(Deal).where(Deal.match_id.in_(owned)))
     matches = db.session.execute(delete(Match).where(Match.owner.in_(keys)))
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))
     for key in keys:
         spent.forget_owner(owner=key)
-    return matches.rowcount, deals.rowcount  # type: ignore[attr-defined]
+    return matches.rowcount  # type: ignore[attr-defined,no-any-return]

@@ -9,16 +9,12 @@ from sqlalchemy import func, select
 from counter.storage.models import db
 
 
-def _lock_number(owner: str) -> int:
-    """A signed 64-bit number for ``owner``: PostgreSQL's advisory locks are numbered."""
-    digest = hashlib.sha256(owner.encode("utf-8", "replace")).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
 def lock_owners(*owners: str) -> None:
     """Wait until no other transaction writes for these keys; held until this one ends.
     Locked in one order, so two transactions locking the same keys cannot deadlock."""
     if db.session.get_bind().dialect.name != "postgresql":
         return  # SQLite: the transaction holds the database's only write lock already
-    for number in sorted({_lock_number(owner) for owner in owners}):
+    # PostgreSQL's advisory locks are numbered: a signed 64-bit number for each key.
+    digests = {hashlib.sha256(owner.encode("utf-8", "replace")).digest() for owner in owners}
+    for number in sorted(int.from_bytes(digest[:8], "big", signed=True) for digest in digests):
         db.session.execute(select(func.pg_advisory_xact_lock(number)))

@@ -6,7 +6,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from counter.game.refusals import N_
+from counter.game.refusals import N_, NotFound
 from counter.services import devices, forgetting, keys
 from counter.web import forms, limits
 from counter.web.browser import changed, current_owner, ensure_device, new_token, this_device
@@ -48,7 +48,7 @@ def take_over(token: str) -> Response:
 def forget_device(device_id: int) -> Response | str:
     asking = this_device()
     if asking is None:
-        raise devices.DeviceNotFound(N_("That device no longer has these matches."))
+        raise NotFound(N_("That device no longer has these matches."))
     if not forms.confirmed():
         return confirm_page(
             title=gettext("Remove this device?"),
@@ -63,7 +63,6 @@ def forget_device(device_id: int) -> Response | str:
             back=url_for("privacy.privacy"),
         )
     devices.forget_device(owner=asking.owner, asking=asking.id, device_id=device_id)
-    changed()
     flash(gettext("That device no longer has these matches."))
     return redirect(url_for("privacy.privacy"))
 

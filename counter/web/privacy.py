@@ -47,20 +47,20 @@ def erase() -> Response | str:
             back=url_for("privacy.privacy"),
             danger=True,
         )
-    erased = None
+    erased: int | None = 0
     if device is not None:
-        erased = forgetting.erase_everything(
+        token, erased = forgetting.erase_everything(
             token=device.token, nonce=nonce, secret=current_app.config["SECRET_KEY"]
         )
-        new_token(erased.token)
-    if erased is not None and erased.matches is None:
+        new_token(token)
+    if erased is None:
         flash(gettext("Everything was erased already. This browser starts afresh."))
     else:
         flash(
             ngettext(
                 "Erased: %(num)s match. This browser starts afresh.",
                 "Erased: %(num)s matches. This browser starts afresh.",
-                0 if erased is None else erased.matches,
+                erased,
             )
         )
     response = redirect(url_for("play.home"))
