@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-from contextlib import closing
 from datetime import timedelta
 
 from sqlalchemy import delete, select, update
@@ -15,7 +14,7 @@ from counter.services.devices import leave, let_go, match_ids, new_key
 from counter.services.newcomers import erase_keys
 from counter.storage import push
 from counter.storage.models import Device as DeviceRow
-from counter.storage.models import DeviceLink, Match, db, utcnow
+from counter.storage.models import DeviceLink, Match, db, empty_the_log, utcnow
 from counter.storage.owner_lock import lock_owners
 from counter.storage.transactions import writes
 
@@ -103,15 +102,5 @@ def erase_everything(*, token: str, nonce: str, secret: str) -> tuple[str, int |
     matches = erase_keys(erased)
     leave(row, owner=new_key())
     _give_token(row, fresh, watched)
-    _empty_the_log()
+    empty_the_log()
     return fresh, matches
-
-
-def _empty_the_log() -> None:
-    """On SQLite, copy the write-ahead log (old pages that ``secure_delete`` did not zero) into
-    the database and cut it to nothing."""
-    if db.engine.dialect.name != "sqlite":
-        return
-    # In autocommit: a checkpoint inside a transaction could not reach the log's end.
-    with closing(db.engine.raw_connection()) as raw:
-        raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
