@@ -12,11 +12,17 @@ const offered = new Set();
 // A deal tapped while an offer stands is asked about.
 let standing = null;
 
-// Another phone that showed this match started a new one.
+// Another phone that showed this match started a new one: offered, or shown at once
+// where this match is over.
 export function offer(event) {
   const next = JSON.parse(event.data);
   if (offered.has(next.id)) return;
   offered.add(next.id);
+  // Nothing is left to play here: both players tapping "New match" would start two.
+  if (outbox.view().finished) {
+    follow(next.id).then((followed) => followed && notify(next.text));
+    return;
+  }
   // Beside the status line, not in it: a tap's confirmation does not take it away.
   const message = element("p", { className: "message offer" });
   message.dataset.offer = next.id;

@@ -17,6 +17,7 @@ from phones import (
     button,
     joined,
     name_players,
+    next_tap,
     open_settings,
     phone,
     score,
@@ -307,6 +308,28 @@ def test_a_new_match_on_another_phone_is_offered_not_imposed(
     all_saved(a)
     assert match_of(a)["id"] == match_of(c)["id"] != ours
     expect(score(c, 2)).to_have_text("3", timeout=LIVE_MS)
+
+
+def test_a_phone_still_showing_a_won_match_follows_the_new_one_of_another(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """Nothing is left to play on a won match: the other phone's new match is shown at once,
+    not offered, so that its "New match" button does not start a second one."""
+    a, c = two_phones
+    won = match_of(a)["id"]
+    for _ in range(4):
+        tap(a, 1, "schwarz")
+    expect(score(c, 1)).to_have_text("13", timeout=LIVE_MS)
+    next_tap(a)
+    a.locator(".result button").click()
+    tap(a, 2, "normal")
+    all_saved(a)
+    expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)
+    expect(score(c, 1)).to_have_text("0")
+    expect(c.locator("[data-status]")).to_contain_text("Another phone started a new match")
+    expect(c.locator("[data-offer]")).to_have_count(0)
+    expect(c.locator(".result button")).to_be_hidden()
+    assert match_of(a)["id"] == match_of(c)["id"] != won
 
 
 def test_a_silent_stream_is_opened_afresh_and_the_page_looks_meanwhile(
