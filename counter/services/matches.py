@@ -12,9 +12,9 @@ from sqlalchemy.exc import IntegrityError
 from counter.game import match as played
 from counter.game.games import GAMES
 from counter.game.names import DEFAULT_NAMES
-from counter.game.parsing import RuleChanges, changed_rules
+from counter.game.parsing import RuleChanges
 from counter.game.refusals import N_, Conflict
-from counter.game.scoring import GameName, HouseRules, Preset, Seat
+from counter.game.scoring import GameName, Preset, Seat
 from counter.services import devices, spent
 from counter.services.devices import Device
 from counter.services.read_models import MatchPage, MatchView, view
@@ -47,7 +47,7 @@ def current_match(*, owner: str | None, device: Device | None = None) -> MatchVi
 
 
 def count(*, owner: str | None) -> int:
-    return 0 if owner is None else repository.count(owner)
+    return repository.count(owner)
 
 
 def owns(*, owner: str, match_id: int) -> bool:
@@ -67,17 +67,8 @@ def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE)
         raise MatchNotFound(
             N_("There is no page %(page)s; the history has %(pages)s."), page=page, pages=pages
         )
-    shown: list[MatchView] = []
-    if owner is not None:
-        found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
-        rows = [
-            (each.id, each.match.game.name, each.match.names, each.match.tallied, each.match.marks)
-            for each in found
-        ]
-        games = series.games_on_page(owner, rows)
-        shown = [
-            view(one, with_deals=False, games=won) for one, won in zip(found, games, strict=True)
-        ]
+    found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
+    shown = [view(one, with_deals=False) for one in found]
     return MatchPage(matches=shown, page=page, pages=pages, total=total)
 
 
@@ -109,10 +100,10 @@ def start_match(
     try:
         stored = _start(owner, device, default_names, uid=uid, previous=previous)
         stored.match.change(
-            game=None if game is None else GAMES[GameName(game)],
+            game=game,
             names=names,
             target=target,
-            rules=_rules(stored.match, rules, game=game, preset=preset),
+            rules=rules,
             preset=preset,
             first_dealer=first_dealer,
         )
@@ -156,24 +147,17 @@ def _start(
     playing = GAMES[GameName.SANTASE if latest is None else latest.game]
     names = default_names if latest is None else latest.names
     match = played.Match(
-        uid=uid or uuid.uuid4().hex, names=names, created_at=utcnow(), game=playing
+        uid=uid or uuid.uuid4().hex,
+        names=names,
+        created_at=utcnow(),
+        target=playing.target,
+        rules=playing.rules if latest is None else latest.rules,
+        game=playing,
     )
-    match.change(target=playing.target, rules=playing.rules if latest is None else latest.rules)
     stored = repository.add(owner, match, at=match.created_at)
     if device is not None:
         devices.shows(device_id=device.id, match_id=stored.id, started_from=previous)
     return stored
-
-
-def _rules(
-    match: played.Match, rules: RuleChanges | None, *, game: GameName | None, preset: Preset | None
-) -> HouseRules | None:
-    """``rules`` changed from the preset's, else the new game's, else the match's."""
-    if rules is None:
-        return None
-    playing = match.game if game is None else GAMES[GameName(game)]
-    base = match.rules if playing == match.game else playing.rules
-    return changed_rules(base if preset is None else preset.rules, rules)
 
 
 def for_writing(
@@ -225,10 +209,10 @@ def change_match(
     match = stored.match
     before = (match.names, match.game)
     match.change(
-        game=None if game is None else GAMES[GameName(game)],
+        game=game,
         names=names,
         target=target,
-        rules=_rules(match, rules, game=game, preset=preset),
+        rules=rules,
         preset=preset,
         first_dealer=first_dealer,
         play_on=play_on,

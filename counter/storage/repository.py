@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -189,10 +190,16 @@ def delete(stored: Stored) -> None:
     db.session.flush()
 
 
-def page(owner: str, *, offset: int, limit: int) -> list[Stored]:
+def page(owner: str | None, *, offset: int, limit: int) -> list[Stored]:
+    """Some of this browser's matches, newest first, each with its series' games before it."""
     found = select(Match).where(Match.owner == owner).order_by(Match.id.desc())
     rows = db.session.scalars(found.offset(offset).limit(limit).options(selectinload(Match.deals)))
-    return [_stored(row) for row in rows]
+    matches = [_stored(row) for row in rows]
+    earlier = series.earlier_on_page(owner, [(each.id, each.match) for each in matches])
+    return [
+        dataclasses.replace(each, earlier=games)
+        for each, games in zip(matches, earlier, strict=True)
+    ]
 
 
 def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:
@@ -212,7 +219,7 @@ def several(ids: Collection[int]) -> dict[int, Stored]:
     return {row.id: _stored(row) for row in db.session.scalars(found)} if ids else {}
 
 
-def count(owner: str) -> int:
+def count(owner: str | None) -> int:
     return db.session.scalar(select(func.count(Match.id)).where(Match.owner == owner)) or 0
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, ScalarSelect, and_, case, func, or_, select
 from sqlalchemy.orm import aliased
 
+from counter.game import match as played
 from counter.game.games import GAMES, Tally, sessions
 from counter.game.scoring import GameName, Seat, Session
 from counter.storage.models import Match, db
@@ -36,7 +37,7 @@ def _won(match: Any) -> tuple[ColumnElement[bool], Any]:
     return match.won_by.is_not(None), case((to_first, match.player1), else_=match.player2)
 
 
-def wins(owner: str, game: GameName, names: tuple[str, str], up_to: int) -> dict[str, int]:
+def wins(owner: str | None, game: GameName, names: tuple[str, str], up_to: int) -> dict[str, int]:
     finished, tallied = _won(Match)
     counted = select(tallied, func.sum(Match.marks)).where(
         Match.owner == owner, Match.id <= up_to, finished, _same_series(Match, game, *names)
@@ -77,23 +78,23 @@ def with_own_win(earlier: tuple[int, int], tallied: int | None, marks: int) -> t
     return earlier[0] + marks * (tallied == 1), earlier[1] + marks * (tallied == 2)
 
 
-def games_on_page(
-    owner: str, rows: Sequence[tuple[int, GameName, tuple[str, str], int | None, int]]
+def earlier_on_page(
+    owner: str | None, matches: Sequence[tuple[int, played.Match]]
 ) -> list[tuple[int, int]]:
-    """Games of each match of ``rows`` (id, game, names, tallied seat, marks), newest
-    first: one query per series."""
+    """Each seat's games before each of ``matches`` (id and match, newest first), counted
+    with one query per series."""
     series: dict[tuple[GameName, frozenset[str]], dict[str, int]] = {}
-    shown = []
-    for match_id, game, names, tallied, marks in rows:
-        key = (game, frozenset(names))
+    earlier = []
+    for match_id, match in matches:
+        key = (match.game.name, frozenset(match.names))
         if key not in series:
-            series[key] = wins(owner, game, names, match_id)
+            series[key] = wins(owner, match.game.name, match.names, match_id)
         counts = series[key]
-        shown.append(games(counts, names))
-        if tallied is not None:
-            name = names[tallied - 1]
-            counts[name] = counts.get(name, 0) - marks
-    return shown
+        if match.tallied is not None:
+            name = match.names[match.tallied - 1]
+            counts[name] = counts.get(name, 0) - match.marks
+        earlier.append(games(counts, match.names))
+    return earlier
 
 
 def session_before(
