@@ -155,19 +155,16 @@ class Match:
     def undo(self, *, number: int | None = None, request_id: str | None = None) -> Deal | None:
         """Take back the last deal (only deal ``number``, or the deal of ``request_id``);
         None when no deal of ``request_id`` is left: it was taken back already."""
-        if request_id is not None and self.recorded_by(request_id) is None:
+        found = None if request_id is None else self.recorded_by(request_id)
+        if request_id is not None and found is None:
             return None
         if not self.deals:
             raise NothingToUndo(N_("There is no deal to undo in this match."))
-        last = self.deals[-1]
-        if (number is not None and number != len(self.deals)) or (
-            request_id is not None and last.request_id != request_id
-        ):
-            if number is None:
-                number = next(n for n, d in enumerate(self.deals, 1) if d.request_id == request_id)
+        of_request = None if found is None else self.deals.index(found) + 1
+        if any(asked not in (None, len(self.deals)) for asked in (number, of_request)):
             raise NothingToUndo(
                 N_("Deal %(number)s is no longer the last one; nothing was undone."),
-                number=number,
+                number=number or of_request,
             )
         return self.deals.pop()
 

@@ -283,6 +283,10 @@ class Standing:
     def name(self, seat: Seat) -> str:
         return self.names[seat - 1]
 
+    @property
+    def shown_score(self) -> str:
+        return f"{self.scores[0]}:{self.scores[1]}"
+
     def score_of(self, winner: Seat, shown: Shown = lambda score, _target: score) -> str:
         """The score as the winner's result reads, each figure as ``shown`` says it: "11:3"."""
         return ":".join(

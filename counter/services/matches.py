@@ -18,7 +18,7 @@ from counter.game.scoring import GameName, Preset, Seat
 from counter.services import devices, spent
 from counter.services.devices import Device
 from counter.services.read_models import MatchPage, MatchView, view
-from counter.storage import push, repository, series
+from counter.storage import push, repository
 from counter.storage.models import EveningTable, Match, db, utcnow
 from counter.storage.owner_lock import lock_owners
 from counter.storage.repository import MatchNotFound, Stored
@@ -29,12 +29,6 @@ MAX_MATCHES_PER_BROWSER = 2000  # an export of them all still fits one import
 
 
 class TooManyMatches(Conflict): ...
-
-
-class InAnEvening(Conflict): ...
-
-
-class MatchIsFinished(Conflict): ...
 
 
 def get_match(*, owner: str | None, match_id: int) -> MatchView:
@@ -119,9 +113,6 @@ def start_match(
         return found, False
     if device is not None and previous is not None:
         push.moved(match_id=previous, to=stored.id, by=device.id)
-    stored.earlier = series.games_before(
-        owner, stored.match.game.name, stored.match.names, stored.id
-    )
     return view(stored), True
 
 
@@ -142,18 +133,11 @@ def _start(
             ),
             most=MAX_MATCHES_PER_BROWSER,
         )
-    latest_id = repository.current_id(owner)
-    latest = None if latest_id is None else db.session.get_one(Match, latest_id)
-    playing = GAMES[GameName.SANTASE if latest is None else latest.game]
-    names = default_names if latest is None else latest.names
-    match = played.Match(
-        uid=uid or uuid.uuid4().hex,
-        names=names,
-        created_at=utcnow(),
-        target=playing.target,
-        rules=playing.rules if latest is None else latest.rules,
-        game=playing,
-    )
+    match = played.Match(uid=uid or uuid.uuid4().hex, names=default_names, created_at=utcnow())
+    if (latest_id := repository.current_id(owner)) is not None:
+        latest = db.session.get_one(Match, latest_id)
+        match.game = GAMES[latest.game]
+        match.names, match.target, match.rules = latest.names, match.game.target, latest.rules
     stored = repository.add(owner, match, at=match.created_at)
     if device is not None:
         devices.shows(device_id=device.id, match_id=stored.id, started_from=previous)
@@ -206,9 +190,7 @@ def change_match(
 ) -> MatchView:
     """Change the settings; with no ``match_id`` the browser's first match starts with them."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
-    match = stored.match
-    before = (match.names, match.game)
-    match.change(
+    stored.match.change(
         game=game,
         names=names,
         target=target,
@@ -217,8 +199,6 @@ def change_match(
         first_dealer=first_dealer,
         play_on=play_on,
     )
-    if (match.names, match.game) != before or match_id is None:  # another series
-        stored.earlier = series.games_before(owner, match.game.name, match.names, stored.id)
     return saved(stored)
 
 
@@ -227,9 +207,7 @@ def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> 
     """Make an unfinished match the one on ``device``'s screen again."""
     stored = for_writing(owner=owner, match_id=match_id, device=device)
     if stored.match.winner is not None:
-        raise MatchIsFinished(
-            N_("This match is over; start a new one, or undo its last deal to play on.")
-        )
+        raise Conflict(N_("This match is over; start a new one, or undo its last deal to play on."))
     repository.save(stored, at=utcnow())
     db.session.commit()
     return view(stored)
@@ -239,7 +217,7 @@ def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> 
 def delete_match(*, owner: str, match_id: int) -> MatchView:
     stored = repository.load(owner, match_id, for_update=True)
     if db.session.scalar(select(EveningTable.id).where(EveningTable.match_id == match_id)):
-        raise InAnEvening(N_("This match was played at a table of an evening; it stays with it."))
+        raise Conflict(N_("This match was played at a table of an evening; it stays with it."))
     deleted = view(stored)
     spent.spend_uid_of_deleted(owner=owner, uid=stored.match.uid)
     repository.delete(stored)

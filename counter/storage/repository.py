@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -75,9 +74,8 @@ def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
 
 
 # Built once: the series' subqueries took longer to build than to run (a third of a deal).
-_LOAD = select(Match, series.earlier_wins(1), series.earlier_wins(2)).options(
-    selectinload(Match.deals)
-)
+_EARLIER = (series.earlier_wins(1), series.earlier_wins(2))
+_LOAD = select(Match, *_EARLIER).options(selectinload(Match.deals))
 
 
 def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Stored:
@@ -107,7 +105,8 @@ def add(owner: str, match: game.Match, *, at: datetime) -> Stored:
 
 
 def save(stored: Stored, *, at: datetime) -> None:
-    """Write the match as the game has it now, played in at ``at``."""
+    """Write the match as the game has it now, played in at ``at``; in another series (new
+    names or game, or a new match), with that series' games before it."""
     row, match = stored.row, stored.match
     wanted = [(deal, stored._rows.get(id(deal))) for deal in match.deals]
     kept = {id(each) for _, each in wanted if each is not None}
@@ -133,6 +132,7 @@ def save(stored: Stored, *, at: datetime) -> None:
         each.number = number
         each.player, each.outcome, each.points = deal.player, deal.outcome.value, deal.points
         each.rules, each.corrected_at = deal.rules, deal.corrected_at
+    other_series = (row.game, row.names) != (match.game.name, match.names)
     row.player1, row.player2 = match.names
     row.target, row.first_dealer, row.rules = match.target, match.first_dealer, match.rules
     row.won_by = match.winner  # series.py counts games by these two
@@ -140,6 +140,9 @@ def save(stored: Stored, *, at: datetime) -> None:
     row.game = match.game.name
     row.played_at = at
     db.session.flush()
+    if other_series:
+        first, second = db.session.execute(select(*_EARLIER).where(Match.id == row.id)).one()
+        stored.earlier = (first, second)
 
 
 def add_many(owner: str, matches: list[game.Match]) -> None:
@@ -191,15 +194,9 @@ def delete(stored: Stored) -> None:
 
 
 def page(owner: str | None, *, offset: int, limit: int) -> list[Stored]:
-    """Some of this browser's matches, newest first, each with its series' games before it."""
-    found = select(Match).where(Match.owner == owner).order_by(Match.id.desc())
-    rows = db.session.scalars(found.offset(offset).limit(limit).options(selectinload(Match.deals)))
-    matches = [_stored(row) for row in rows]
-    earlier = series.earlier_on_page(owner, [(each.id, each.match) for each in matches])
-    return [
-        dataclasses.replace(each, earlier=games)
-        for each, games in zip(matches, earlier, strict=True)
-    ]
+    """Some of this browser's matches, newest first."""
+    found = _LOAD.where(Match.owner == owner).order_by(Match.id.desc()).offset(offset).limit(limit)
+    return [_stored(row, (first, second)) for row, first, second in db.session.execute(found)]
 
 
 def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, ScalarSelect, and_, case, func, or_, select
 from sqlalchemy.orm import aliased
 
-from counter.game import match as played
 from counter.game.games import GAMES, Tally, sessions
 from counter.game.scoring import GameName, Seat, Session
 from counter.storage.models import Match, db
@@ -37,24 +35,6 @@ def _won(match: Any) -> tuple[ColumnElement[bool], Any]:
     return match.won_by.is_not(None), case((to_first, match.player1), else_=match.player2)
 
 
-def wins(owner: str | None, game: GameName, names: tuple[str, str], up_to: int) -> dict[str, int]:
-    finished, tallied = _won(Match)
-    counted = select(tallied, func.sum(Match.marks)).where(
-        Match.owner == owner, Match.id <= up_to, finished, _same_series(Match, game, *names)
-    )
-    return {name: int(count) for name, count in db.session.execute(counted.group_by(tallied))}
-
-
-def games(wins: dict[str, int], names: tuple[str, str]) -> tuple[int, int]:
-    return wins.get(names[0], 0), wins.get(names[1], 0)
-
-
-def games_before(
-    owner: str, game: GameName, names: tuple[str, str], match_id: int
-) -> tuple[int, int]:
-    return games(wins(owner, game, names, match_id - 1), names)
-
-
 def earlier_wins(seat: Seat) -> ScalarSelect[int]:
     """For a match being loaded: the seat's games in the series before it."""
     earlier = aliased(Match)
@@ -76,25 +56,6 @@ def earlier_wins(seat: Seat) -> ScalarSelect[int]:
 
 def with_own_win(earlier: tuple[int, int], tallied: int | None, marks: int) -> tuple[int, int]:
     return earlier[0] + marks * (tallied == 1), earlier[1] + marks * (tallied == 2)
-
-
-def earlier_on_page(
-    owner: str | None, matches: Sequence[tuple[int, played.Match]]
-) -> list[tuple[int, int]]:
-    """Each seat's games before each of ``matches`` (id and match, newest first), counted
-    with one query per series."""
-    series: dict[tuple[GameName, frozenset[str]], dict[str, int]] = {}
-    earlier = []
-    for match_id, match in matches:
-        key = (match.game.name, frozenset(match.names))
-        if key not in series:
-            series[key] = wins(owner, match.game.name, match.names, match_id)
-        counts = series[key]
-        if match.tallied is not None:
-            name = match.names[match.tallied - 1]
-            counts[name] = counts.get(name, 0) - match.marks
-        earlier.append(games(counts, match.names))
-    return earlier
 
 
 def session_before(
