@@ -90,8 +90,7 @@ def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Store
 
 
 def current_id(owner: str | None) -> int | None:
-    if owner is None:
-        return None
+    """The match this browser played in last; none without a key (every row has an owner)."""
     latest = select(Match.id).where(Match.owner == owner)
     return db.session.scalar(latest.order_by(Match.played_at.desc(), Match.id.desc()).limit(1))
 
@@ -201,8 +200,6 @@ def page(owner: str | None, *, offset: int, limit: int) -> list[Stored]:
 
 def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:
     """Every match of this browser, oldest first, ``batch`` at a time in memory."""
-    if owner is None:
-        return
     ids = list(db.session.scalars(select(Match.id).where(Match.owner == owner).order_by(Match.id)))
     for start in range(0, len(ids), batch):
         yield from several(ids[start : start + batch]).values()
