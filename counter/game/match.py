@@ -7,11 +7,13 @@ from datetime import datetime
 
 from counter.game import scoring
 from counter.game.games import GAMES, SANTASE, Game
+from counter.game.parsing import RuleChanges, changed_rules
 from counter.game.refusals import N_, Conflict, NotFound
 from counter.game.scoring import (
     DEFAULT_RULES,
     DEFAULT_TARGET,
     DealResult,
+    GameName,
     HouseRules,
     Outcome,
     Preset,
@@ -133,7 +135,7 @@ class Match:
                     number=self.deals.index(found) + 1,
                 )
             return None
-        self.standing.after(result)  # refused once the match is won
+        self.standing.after(result, self.game.shown)  # refused once the match is won
         scoring.check_room(len(self.deals))
         if after is not None and after != len(self.deals):
             raise DealsChanged(
@@ -153,19 +155,16 @@ class Match:
     def undo(self, *, number: int | None = None, request_id: str | None = None) -> Deal | None:
         """Take back the last deal (only deal ``number``, or the deal of ``request_id``);
         None when no deal of ``request_id`` is left: it was taken back already."""
-        if request_id is not None and self.recorded_by(request_id) is None:
+        found = None if request_id is None else self.recorded_by(request_id)
+        if request_id is not None and found is None:
             return None
         if not self.deals:
             raise NothingToUndo(N_("There is no deal to undo in this match."))
-        last = self.deals[-1]
-        if (number is not None and number != len(self.deals)) or (
-            request_id is not None and last.request_id != request_id
-        ):
-            if number is None:
-                number = next(n for n, d in enumerate(self.deals, 1) if d.request_id == request_id)
+        of_request = None if found is None else self.deals.index(found) + 1
+        if any(asked not in (None, len(self.deals)) for asked in (number, of_request)):
             raise NothingToUndo(
                 N_("Deal %(number)s is no longer the last one; nothing was undone."),
-                number=number,
+                number=number or of_request,
             )
         return self.deals.pop()
 
@@ -205,28 +204,27 @@ class Match:
         *,
         names: tuple[str, str] | None = None,
         target: int | None = None,
-        rules: HouseRules | None = None,
+        rules: HouseRules | RuleChanges | None = None,
         preset: Preset | None = None,
         first_dealer: Seat | None = None,
         play_on: bool = False,
-        game: Game | None = None,
+        game: Game | GameName | None = None,
     ) -> None:
         """Change the names, target, house rules (from the next deal), who deals first or the
-        game: a preset or a game brings its own rules and target unless they are given."""
+        game: a preset or a new game brings its own rules and target unless they are given;
+        rule changes apply to the preset's rules, else the new game's, else the match's."""
         if first_dealer is not None and first_dealer != self.first_dealer and self.deals:
             raise FirstDealerFixed(N_("Who dealt first can only be changed before the first deal."))
-        if preset is not None:
-            game = GAMES[preset.game] if game is None else game
-            target = preset.target if target is None else target
-            rules = preset.rules if rules is None else rules
-        if game is not None and game != self.game:
-            if self.deals:
-                raise GameFixed(N_("The game can only be changed before the first deal."))
-            target = game.target if target is None else target
-            rules = game.rules if rules is None else rules
-        game = self.game if game is None else game
-        target = self.target if target is None else target
-        rules = self.rules if rules is None else rules
+        if isinstance(game, str):
+            game = GAMES[GameName(game)]
+        if game is None:
+            game = self.game if preset is None else GAMES[preset.game]
+        if game != self.game and self.deals:
+            raise GameFixed(N_("The game can only be changed before the first deal."))
+        settings: Preset | Game | Match = preset or (self if game == self.game else game)
+        target = settings.target if target is None else target
+        if not isinstance(rules, HouseRules):
+            rules = changed_rules(settings.rules, rules or {})
         game.check_target(target)
         game.check_rules(rules)
         now = Standing(self.standing.scores, self.target, self.names if names is None else names)

@@ -1,6 +1,6 @@
 """The rules of Santase scoring: deal outcomes, the house rules, their points and the standing."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -11,6 +11,7 @@ from counter.game.refusals import N_, Conflict, Invalid
 
 Seat = Literal[1, 2]
 SEATS: tuple[Seat, Seat] = (1, 2)
+Shown = Callable[[int, int], int]  # a score and the target, as a game says the score
 
 TARGETS: tuple[int, ...] = (7, 11, 15)
 DEFAULT_TARGET = 11
@@ -286,18 +287,21 @@ class Standing:
     def shown_score(self) -> str:
         return f"{self.scores[0]}:{self.scores[1]}"
 
-    def score_of(self, winner: Seat) -> str:
-        """The score as the winner's result reads: "11:3", the winner's points first."""
-        return f"{self.score(winner)}:{self.score(other(winner))}"
+    def score_of(self, winner: Seat, shown: Shown = lambda score, _target: score) -> str:
+        """The score as the winner's result reads, each figure as ``shown`` says it: "11:3"."""
+        return ":".join(
+            str(shown(self.score(seat), self.target)) for seat in (winner, other(winner))
+        )
 
-    def after(self, deal: DealResult) -> "Standing":
-        """The standing once ``deal`` is added; refused if the match is over."""
+    def after(self, deal: DealResult, shown: Shown = lambda score, _target: score) -> "Standing":
+        """The standing once ``deal`` is added; refused if the match is over, with the score
+        as ``shown`` says it (a game's :meth:`~counter.game.games.Game.shown`)."""
         winner = self.winner
         if winner is not None:
             raise MatchFinished(
                 N_("The match is over: %(name)s won %(score)s. Start a new match to keep playing."),
                 name=self.name(winner),
-                score=self.score_of(winner),
+                score=self.score_of(winner, shown),
             )
         first, second = self.scores
         first += deal.points * (deal.player == 1)

@@ -12,13 +12,13 @@ from sqlalchemy.exc import IntegrityError
 from counter.game import match as played
 from counter.game.games import GAMES
 from counter.game.names import DEFAULT_NAMES
-from counter.game.parsing import RuleChanges, changed_rules
+from counter.game.parsing import RuleChanges
 from counter.game.refusals import N_, Conflict
-from counter.game.scoring import GameName, HouseRules, Preset, Seat
+from counter.game.scoring import GameName, Preset, Seat
 from counter.services import devices, spent
 from counter.services.devices import Device
 from counter.services.read_models import MatchPage, MatchView, view
-from counter.storage import push, repository, series
+from counter.storage import push, repository
 from counter.storage.models import EveningTable, Match, db, utcnow
 from counter.storage.owner_lock import lock_owners
 from counter.storage.repository import MatchNotFound, Stored
@@ -31,12 +31,6 @@ MAX_MATCHES_PER_BROWSER = 2000  # an export of them all still fits one import
 class TooManyMatches(Conflict): ...
 
 
-class InAnEvening(Conflict): ...
-
-
-class MatchIsFinished(Conflict): ...
-
-
 def get_match(*, owner: str | None, match_id: int) -> MatchView:
     return view(repository.load(owner, match_id))
 
@@ -47,7 +41,7 @@ def current_match(*, owner: str | None, device: Device | None = None) -> MatchVi
 
 
 def count(*, owner: str | None) -> int:
-    return 0 if owner is None else repository.count(owner)
+    return repository.count(owner)
 
 
 def owns(*, owner: str, match_id: int) -> bool:
@@ -67,17 +61,8 @@ def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE)
         raise MatchNotFound(
             N_("There is no page %(page)s; the history has %(pages)s."), page=page, pages=pages
         )
-    shown: list[MatchView] = []
-    if owner is not None:
-        found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
-        rows = [
-            (each.id, each.match.game.name, each.match.names, each.match.tallied, each.match.marks)
-            for each in found
-        ]
-        games = series.games_on_page(owner, rows)
-        shown = [
-            view(one, with_deals=False, games=won) for one, won in zip(found, games, strict=True)
-        ]
+    found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
+    shown = [view(one, with_deals=False) for one in found]
     return MatchPage(matches=shown, page=page, pages=pages, total=total)
 
 
@@ -109,10 +94,10 @@ def start_match(
     try:
         stored = _start(owner, device, default_names, uid=uid, previous=previous)
         stored.match.change(
-            game=None if game is None else GAMES[GameName(game)],
+            game=game,
             names=names,
             target=target,
-            rules=_rules(stored.match, rules, game=game, preset=preset),
+            rules=rules,
             preset=preset,
             first_dealer=first_dealer,
         )
@@ -128,9 +113,6 @@ def start_match(
         return found, False
     if device is not None and previous is not None:
         push.moved(match_id=previous, to=stored.id, by=device.id)
-    stored.earlier = series.games_before(
-        owner, stored.match.game.name, stored.match.names, stored.id
-    )
     return view(stored), True
 
 
@@ -151,29 +133,15 @@ def _start(
             ),
             most=MAX_MATCHES_PER_BROWSER,
         )
-    latest_id = repository.current_id(owner)
-    latest = None if latest_id is None else db.session.get_one(Match, latest_id)
-    playing = GAMES[GameName.SANTASE if latest is None else latest.game]
-    names = default_names if latest is None else latest.names
-    match = played.Match(
-        uid=uid or uuid.uuid4().hex, names=names, created_at=utcnow(), game=playing
-    )
-    match.change(target=playing.target, rules=playing.rules if latest is None else latest.rules)
+    match = played.Match(uid=uid or uuid.uuid4().hex, names=default_names, created_at=utcnow())
+    if (latest_id := repository.current_id(owner)) is not None:
+        latest = db.session.get_one(Match, latest_id)
+        match.game = GAMES[latest.game]
+        match.names, match.target, match.rules = latest.names, match.game.target, latest.rules
     stored = repository.add(owner, match, at=match.created_at)
     if device is not None:
         devices.shows(device_id=device.id, match_id=stored.id, started_from=previous)
     return stored
-
-
-def _rules(
-    match: played.Match, rules: RuleChanges | None, *, game: GameName | None, preset: Preset | None
-) -> HouseRules | None:
-    """``rules`` changed from the preset's, else the new game's, else the match's."""
-    if rules is None:
-        return None
-    playing = match.game if game is None else GAMES[GameName(game)]
-    base = match.rules if playing == match.game else playing.rules
-    return changed_rules(base if preset is None else preset.rules, rules)
 
 
 def for_writing(
@@ -222,19 +190,15 @@ def change_match(
 ) -> MatchView:
     """Change the settings; with no ``match_id`` the browser's first match starts with them."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
-    match = stored.match
-    before = (match.names, match.game)
-    match.change(
-        game=None if game is None else GAMES[GameName(game)],
+    stored.match.change(
+        game=game,
         names=names,
         target=target,
-        rules=_rules(match, rules, game=game, preset=preset),
+        rules=rules,
         preset=preset,
         first_dealer=first_dealer,
         play_on=play_on,
     )
-    if (match.names, match.game) != before or match_id is None:  # another series
-        stored.earlier = series.games_before(owner, match.game.name, match.names, stored.id)
     return saved(stored)
 
 
@@ -243,9 +207,7 @@ def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> 
     """Make an unfinished match the one on ``device``'s screen again."""
     stored = for_writing(owner=owner, match_id=match_id, device=device)
     if stored.match.winner is not None:
-        raise MatchIsFinished(
-            N_("This match is over; start a new one, or undo its last deal to play on.")
-        )
+        raise Conflict(N_("This match is over; start a new one, or undo its last deal to play on."))
     repository.save(stored, at=utcnow())
     db.session.commit()
     return view(stored)
@@ -255,7 +217,7 @@ def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> 
 def delete_match(*, owner: str, match_id: int) -> MatchView:
     stored = repository.load(owner, match_id, for_update=True)
     if db.session.scalar(select(EveningTable.id).where(EveningTable.match_id == match_id)):
-        raise InAnEvening(N_("This match was played at a table of an evening; it stays with it."))
+        raise Conflict(N_("This match was played at a table of an evening; it stays with it."))
     deleted = view(stored)
     spent.spend_uid_of_deleted(owner=owner, uid=stored.match.uid)
     repository.delete(stored)

@@ -91,10 +91,8 @@ class MatchPage:
     total: int
 
 
-def view(
-    stored: Stored, *, with_deals: bool = True, games: tuple[int, int] | None = None
-) -> MatchView:
-    """The match with its deals (unless a summary), and its series' games (unless given)."""
+def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
+    """The match with its deals (unless a summary) and its series' games, its own win too."""
     match, row = stored.match, stored.row
     standing = match.standing
     dealers = match.dealers
@@ -115,8 +113,7 @@ def view(
             zip(match.deals, match.running_totals(), dealers, strict=False), 1
         )
     )
-    if games is None:
-        games = series.with_own_win(stored.earlier, match.tallied, match.marks)
+    games = series.with_own_win(stored.earlier, match.tallied, match.marks)
     session = None
     if with_deals and match.rules.session is Session.BEST_OF_THREE:
         earlier = series.session_before(row.owner, match.game.name, match.names, row.id)

@@ -74,9 +74,8 @@ def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
 
 
 # Built once: the series' subqueries took longer to build than to run (a third of a deal).
-_LOAD = select(Match, series.earlier_wins(1), series.earlier_wins(2)).options(
-    selectinload(Match.deals)
-)
+_EARLIER = (series.earlier_wins(1), series.earlier_wins(2))
+_LOAD = select(Match, *_EARLIER).options(selectinload(Match.deals))
 
 
 def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Stored:
@@ -91,8 +90,7 @@ def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Store
 
 
 def current_id(owner: str | None) -> int | None:
-    if owner is None:
-        return None
+    """The match this browser played in last; none without a key (every row has an owner)."""
     latest = select(Match.id).where(Match.owner == owner)
     return db.session.scalar(latest.order_by(Match.played_at.desc(), Match.id.desc()).limit(1))
 
@@ -106,7 +104,8 @@ def add(owner: str, match: game.Match, *, at: datetime) -> Stored:
 
 
 def save(stored: Stored, *, at: datetime) -> None:
-    """Write the match as the game has it now, played in at ``at``."""
+    """Write the match as the game has it now, played in at ``at``; in another series (new
+    names or game, or a new match), with that series' games before it."""
     row, match = stored.row, stored.match
     wanted = [(deal, stored._rows.get(id(deal))) for deal in match.deals]
     kept = {id(each) for _, each in wanted if each is not None}
@@ -132,6 +131,7 @@ def save(stored: Stored, *, at: datetime) -> None:
         each.number = number
         each.player, each.outcome, each.points = deal.player, deal.outcome.value, deal.points
         each.rules, each.corrected_at = deal.rules, deal.corrected_at
+    other_series = (row.game, row.names) != (match.game.name, match.names)
     row.player1, row.player2 = match.names
     row.target, row.first_dealer, row.rules = match.target, match.first_dealer, match.rules
     row.won_by = match.winner  # series.py counts games by these two
@@ -139,6 +139,9 @@ def save(stored: Stored, *, at: datetime) -> None:
     row.game = match.game.name
     row.played_at = at
     db.session.flush()
+    if other_series:
+        first, second = db.session.execute(select(*_EARLIER).where(Match.id == row.id)).one()
+        stored.earlier = (first, second)
 
 
 def add_many(owner: str, matches: list[game.Match]) -> None:
@@ -189,16 +192,14 @@ def delete(stored: Stored) -> None:
     db.session.flush()
 
 
-def page(owner: str, *, offset: int, limit: int) -> list[Stored]:
-    found = select(Match).where(Match.owner == owner).order_by(Match.id.desc())
-    rows = db.session.scalars(found.offset(offset).limit(limit).options(selectinload(Match.deals)))
-    return [_stored(row) for row in rows]
+def page(owner: str | None, *, offset: int, limit: int) -> list[Stored]:
+    """Some of this browser's matches, newest first."""
+    found = _LOAD.where(Match.owner == owner).order_by(Match.id.desc()).offset(offset).limit(limit)
+    return [_stored(row, (first, second)) for row, first, second in db.session.execute(found)]
 
 
 def each_of(owner: str | None, *, batch: int = 100) -> Iterator[Stored]:
     """Every match of this browser, oldest first, ``batch`` at a time in memory."""
-    if owner is None:
-        return
     ids = list(db.session.scalars(select(Match.id).where(Match.owner == owner).order_by(Match.id)))
     for start in range(0, len(ids), batch):
         yield from several(ids[start : start + batch]).values()
@@ -212,7 +213,7 @@ def several(ids: Collection[int]) -> dict[int, Stored]:
     return {row.id: _stored(row) for row in db.session.scalars(found)} if ids else {}
 
 
-def count(owner: str) -> int:
+def count(owner: str | None) -> int:
     return db.session.scalar(select(func.count(Match.id)).where(Match.owner == owner)) or 0
 
 

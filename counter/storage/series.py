@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, ScalarSelect, and_, case, func, or_, select
@@ -36,24 +35,6 @@ def _won(match: Any) -> tuple[ColumnElement[bool], Any]:
     return match.won_by.is_not(None), case((to_first, match.player1), else_=match.player2)
 
 
-def wins(owner: str, game: GameName, names: tuple[str, str], up_to: int) -> dict[str, int]:
-    finished, tallied = _won(Match)
-    counted = select(tallied, func.sum(Match.marks)).where(
-        Match.owner == owner, Match.id <= up_to, finished, _same_series(Match, game, *names)
-    )
-    return {name: int(count) for name, count in db.session.execute(counted.group_by(tallied))}
-
-
-def games(wins: dict[str, int], names: tuple[str, str]) -> tuple[int, int]:
-    return wins.get(names[0], 0), wins.get(names[1], 0)
-
-
-def games_before(
-    owner: str, game: GameName, names: tuple[str, str], match_id: int
-) -> tuple[int, int]:
-    return games(wins(owner, game, names, match_id - 1), names)
-
-
 def earlier_wins(seat: Seat) -> ScalarSelect[int]:
     """For a match being loaded: the seat's games in the series before it."""
     earlier = aliased(Match)
@@ -75,25 +56,6 @@ def earlier_wins(seat: Seat) -> ScalarSelect[int]:
 
 def with_own_win(earlier: tuple[int, int], tallied: int | None, marks: int) -> tuple[int, int]:
     return earlier[0] + marks * (tallied == 1), earlier[1] + marks * (tallied == 2)
-
-
-def games_on_page(
-    owner: str, rows: Sequence[tuple[int, GameName, tuple[str, str], int | None, int]]
-) -> list[tuple[int, int]]:
-    """Games of each match of ``rows`` (id, game, names, tallied seat, marks), newest
-    first: one query per series."""
-    series: dict[tuple[GameName, frozenset[str]], dict[str, int]] = {}
-    shown = []
-    for match_id, game, names, tallied, marks in rows:
-        key = (game, frozenset(names))
-        if key not in series:
-            series[key] = wins(owner, game, names, match_id)
-        counts = series[key]
-        shown.append(games(counts, names))
-        if tallied is not None:
-            name = names[tallied - 1]
-            counts[name] = counts.get(name, 0) - marks
-    return shown
 
 
 def session_before(

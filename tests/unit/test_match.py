@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from counter.game import scoring
+from counter.game.games import GAMES
 from counter.game.match import (
     DealNotFound,
     DealsChanged,
@@ -18,6 +19,7 @@ from counter.game.match import (
 from counter.game.scoring import (
     PRESETS,
     CorrectionWouldEndMatch,
+    GameName,
     HouseRules,
     MatchFinished,
     NextDealer,
@@ -121,6 +123,14 @@ def test_a_deal_that_followed_another_count_of_deals_is_refused() -> None:
 def test_a_won_match_takes_no_more_deals() -> None:
     match = a_match(*[(1, Outcome.SCHWARZ)] * 4)
     with pytest.raises(MatchFinished):
+        match.record(2, Outcome.NORMAL, at=AT)
+
+
+def test_a_won_schnapsen_refuses_a_deal_with_the_score_left_to_make() -> None:
+    match = a_match(game=GAMES[GameName.SCHNAPSEN], target=7)
+    for seat, outcome in [(2, Outcome.NORMAL), *[(1, Outcome.SCHWARZ)] * 3]:
+        match.record(seat, outcome, at=AT)  # type: ignore[arg-type]
+    with pytest.raises(MatchFinished, match=r"Ana won 0:6\."):
         match.record(2, Outcome.NORMAL, at=AT)
 
 
