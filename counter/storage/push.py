@@ -7,6 +7,7 @@ import logging
 import os
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -86,7 +87,7 @@ class Hub:
         self.redis_url = redis_url or ""
         self.channel = f"{channel}:{MESSAGES}"
         self._lock = threading.Lock()
-        self._watchers: dict[str, set[Watcher]] = {}
+        self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
         self._redis: Any = None
         if redis_url:
             import redis  # the production extra's
@@ -105,7 +106,7 @@ class Hub:
         watcher = Watcher(key, also)
         with self._lock:
             for each in (key, *also):
-                self._watchers.setdefault(each, set()).add(watcher)
+                self._watchers[each].add(watcher)
         if self._closed.is_set():
             watcher.offer("", END)
         return watcher
@@ -113,10 +114,9 @@ class Hub:
     def unwatch(self, watcher: Watcher) -> None:
         with self._lock:
             for each in (watcher.key, *watcher.also):
-                others = self._watchers.get(each, set())
-                others.discard(watcher)
-                if not others:
-                    self._watchers.pop(each, None)
+                self._watchers[each].discard(watcher)
+                if not self._watchers[each]:
+                    del self._watchers[each]
 
     def _all(self) -> set[Watcher]:
         with self._lock:

@@ -102,10 +102,9 @@ MATCH_SETTINGS = frozenset({"game", "target", "players", "rules", "preset", "fir
 
 def _settings(body: dict[str, Any]) -> dict[str, Any]:
     """The match settings the body names, read; None for those it leaves out."""
+    players = partial(parsing.players, defaults=i18n.default_names())
     return {
-        "names": _optional(
-            body, "players", partial(parsing.players, defaults=i18n.default_names())
-        ),
+        "names": _optional(body, "players", players),
         "preset": _optional(body, "preset", parsing.preset),
         "target": _optional(body, "target", parsing.target),
         "rules": _optional(body, "rules", parsing.rule_changes),

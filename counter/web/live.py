@@ -128,8 +128,7 @@ GONE_EVENT = _event("{}", "gone")
 
 
 def _read(read: Callable[..., T], *args: Any) -> T:
-    """What ``read`` reads, the database connection let go after: none is held while a
-    stream waits."""
+    """What ``read`` reads, letting the database connection go: a stream waits holding none."""
     try:
         return read(*args)
     finally:
