@@ -124,9 +124,6 @@ def _event(data: str, kind: str | None = None) -> str:
     return f"{head}{tail}data: {data}\n\n"
 
 
-GONE_EVENT = _event("{}", "gone")
-
-
 def _read(read: Callable[..., T], *args: Any) -> T:
     """What ``read`` reads, letting the database connection go: a stream waits holding none."""
     try:
@@ -186,13 +183,13 @@ def stream(
                     try:
                         data = _compact(seen(_read(now)))
                     except NotFound:  # deleted, or no longer the reader's, meanwhile
-                        yield GONE_EVENT
+                        yield _event("{}", "gone")
                         return
                     if event_id(data) != last:  # changes undone before it read: nothing new
                         last = event_id(data)
                         yield _event(data)
                 elif payload == push.GONE or not _read(allowed):  # else CHECK: still allowed?
-                    yield GONE_EVENT
+                    yield _event("{}", "gone")
                     return
 
     return Response(
