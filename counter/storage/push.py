@@ -7,6 +7,7 @@ import logging
 import os
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,18 +46,14 @@ class Watcher:
     key: str
     also: tuple[str, ...] = ()  # more keys it hears of as one (an evening's board)
     arrived: threading.Event = field(default_factory=threading.Event)
+    pending: set[str] = field(default_factory=set)  # END, CHECK, CHANGED: each heard once
     news: tuple[str, str] | None = None  # (stamp, payload) of the newest GONE or NEXT
-    changed: bool = False
-    check: bool = False
-    ending: bool = False
 
     def offer(self, stamp: str, payload: str) -> None:
-        if payload == END:
-            self.ending = True
-        elif payload == CHECK:
-            self.check = True
+        if payload in (END, CHECK):
+            self.pending.add(payload)
         elif payload != GONE and not payload.startswith(NEXT):
-            self.changed = True  # also what this release does not know: read it again
+            self.pending.add(CHANGED)  # also what this release does not know: read it again
         elif self.news is None or stamp >= self.news[0]:
             # Two writes may announce in another order than they committed.
             self.news = (stamp, payload)
@@ -67,21 +64,20 @@ class Watcher:
         (unless GONE), else the newest news; the rest comes at the next call."""
         if not self.arrived.wait(timeout):
             return None
-        if self.ending:
+        if END in self.pending:
             return END
         self.arrived.clear()
-        if self.check:
-            self.check = False
-            if self.changed or self.news is not None:
-                self.arrived.set()
-            return CHECK
-        if self.changed and not (self.news is not None and self.news[1] == GONE):
-            self.changed = False
-            if self.news is not None:
-                self.arrived.set()
-            return CHANGED
-        news, self.news = self.news, None
-        return None if news is None else news[1]
+        if CHECK in self.pending:
+            taken = CHECK
+        elif CHANGED in self.pending and not (self.news is not None and self.news[1] == GONE):
+            taken = CHANGED
+        else:
+            news, self.news = self.news, None
+            return None if news is None else news[1]
+        self.pending.discard(taken)
+        if self.pending or self.news is not None:
+            self.arrived.set()
+        return taken
 
 
 class Hub:
@@ -91,8 +87,14 @@ class Hub:
         self.redis_url = redis_url or ""
         self.channel = f"{channel}:{MESSAGES}"
         self._lock = threading.Lock()
-        self._watchers: dict[str, set[Watcher]] = {}
+        self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
         self._redis: Any = None
+        if redis_url:
+            import redis  # the production extra's
+
+            self._redis = redis.Redis.from_url(
+                redis_url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
+            )
         self._listening_in: int | None = None
         self._subscription: Any = None
         self._subscribed = threading.Event()
@@ -104,7 +106,7 @@ class Hub:
         watcher = Watcher(key, also)
         with self._lock:
             for each in (key, *also):
-                self._watchers.setdefault(each, set()).add(watcher)
+                self._watchers[each].add(watcher)
         if self._closed.is_set():
             watcher.offer("", END)
         return watcher
@@ -112,10 +114,9 @@ class Hub:
     def unwatch(self, watcher: Watcher) -> None:
         with self._lock:
             for each in (watcher.key, *watcher.also):
-                others = self._watchers.get(each, set())
-                others.discard(watcher)
-                if not others:
-                    self._watchers.pop(each, None)
+                self._watchers[each].discard(watcher)
+                if not self._watchers[each]:
+                    del self._watchers[each]
 
     def _all(self) -> set[Watcher]:
         with self._lock:
@@ -128,25 +129,14 @@ class Hub:
             watcher.offer(stamp, payload)
 
     def announce(self, key: str, stamp: str, payload: str) -> None:
-        if self.redis_url:
+        if self._redis is not None:
             message = json.dumps({"key": key, "stamp": stamp, "payload": payload})
             try:
-                self._client().publish(self.channel, message)
+                self._redis.publish(self.channel, message)
                 return  # this process's listener delivers it here too
             except Exception:
                 log.warning("Redis did not take a live change; other processes miss it")
         self.deliver(key, stamp, payload)
-
-    def _client(self) -> Any:
-        if self._redis is None:
-            import redis
-
-            self._redis = redis.Redis.from_url(
-                self.redis_url,
-                socket_timeout=REDIS_TIMEOUT_S,
-                socket_connect_timeout=REDIS_TIMEOUT_S,
-            )
-        return self._redis
 
     def _listen(self) -> None:
         """Start this process's listener on Redis, once (again after a fork)."""
@@ -154,7 +144,6 @@ class Hub:
             if self._listening_in == os.getpid():
                 return
             self._listening_in = os.getpid()
-            self._redis = None  # a client made before a fork is not this process's
         threading.Thread(target=self._listener, name="santase-push", daemon=True).start()
         # The first stream hears what is announced from now on.
         self._subscribed.wait(REDIS_TIMEOUT_S * 2)

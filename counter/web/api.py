@@ -18,7 +18,7 @@ from counter.game.refusals import N_, Invalid
 from counter.services import archive, deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.storage.repository import MatchNotFound
-from counter.web import errors, i18n, limits, overtaken, shapes
+from counter.web import errors, i18n, limits, shapes
 from counter.web.browser import current_owner, ensure_device, own_key, owner_of, this_device
 from counter.web.export_import import streamed
 from counter.web.import_size import check_size
@@ -50,33 +50,25 @@ MINIMAL = "return=minimal"
 
 
 @bp.before_request
-def read_since() -> None:
+def read_shortening() -> None:
     """Read ``since`` before the write, so that a malformed one changes nothing."""
-    if request.endpoint in SHORTENED and (raw := request.args.get("since")) is not None:
+    if request.endpoint not in SHORTENED:
+        return
+    preferences = ",".join(request.headers.getlist("Prefer")).replace(";", ",").split(",")
+    g.minimal = MINIMAL in (preference.strip().lower() for preference in preferences)
+    if (raw := request.args.get("since")) is not None:
         g.answer_since = 0 if set(raw) == {"0"} else parsing.query_number(raw, "since")
-
-
-def wants_minimal() -> bool:
-    return any(
-        preference.strip().lower() == MINIMAL
-        for header in request.headers.getlist("Prefer")
-        for preference in header.replace(";", ",").split(",")
-    )
-
-
-def shortened() -> bool:
-    return request.endpoint in SHORTENED and ("since" in request.args or wants_minimal())
 
 
 @bp.after_request
 def mark_preference(response: Response) -> Response:
-    if response.status_code < 300 and response.is_json and shortened() and wants_minimal():
+    if g.get("minimal") and response.status_code < 300 and response.is_json:
         response.headers["Preference-Applied"] = MINIMAL
     return response
 
 
 def match_json(match: MatchView) -> dict[str, Any]:
-    if shortened():
+    if g.get("minimal") or "answer_since" in g:
         return shapes.update_json(match, since=g.get("answer_since"))
     return shapes.match_json(match)
 
@@ -110,10 +102,9 @@ MATCH_SETTINGS = frozenset({"game", "target", "players", "rules", "preset", "fir
 
 def _settings(body: dict[str, Any]) -> dict[str, Any]:
     """The match settings the body names, read; None for those it leaves out."""
+    players = partial(parsing.players, defaults=i18n.default_names())
     return {
-        "names": _optional(
-            body, "players", partial(parsing.players, defaults=i18n.default_names())
-        ),
+        "names": _optional(body, "players", players),
         "preset": _optional(body, "preset", parsing.preset),
         "target": _optional(body, "target", parsing.target),
         "rules": _optional(body, "rules", parsing.rule_changes),
@@ -201,7 +192,7 @@ def record_deal(match_id: int) -> ResponseReturnValue:
         )
     except DealsChanged as changed:
         now = matches.get_match(owner=owner, match_id=match_id)
-        ask = overtaken.question(match=now, after=after or 0, seat=seat, outcome=outcome)
+        ask = shapes.ask_json(match=now, after=after or 0, seat=seat, outcome=outcome)
         body = {"error": i18n.explain(changed), "match": shapes.match_json(now), "ask": ask}
         return body, errors.status_of(changed)
     return _created(match) if recorded else match_json(match)

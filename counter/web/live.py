@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
 from flask_babel import gettext
@@ -32,6 +32,7 @@ RETRY_MS = 1000  # how soon EventSource reconnects after a stream ends or breaks
 BEAT = "event: beat\ndata:\n\n"
 STREAMS_FULL = N_("Too many live pages are open from here; this one looks now and then instead.")
 LIFETIME_JITTER = 0.25  # a stream lasts between 75 % and all of LIVE_LIFETIME_S
+T = TypeVar("T")
 
 
 def lifetime_s(most: float, draw: Callable[[], float] = random.random) -> float:
@@ -42,45 +43,41 @@ class Place:
     """One open stream's place in the per-process bounds."""
 
     def __init__(self, address: str, holder: str) -> None:
-        self.keys, self.address, self.holder = ("all", f"holder:{holder}"), address, holder
+        self.keys, self.holder = ("all", f"holder:{holder}", f"address:{address}"), holder
         self.watcher: push.Watcher | None = None
-        self.held = True
 
     def release(self) -> None:
         """Give the place back (once)."""
         with _open_lock:
-            if not self.held:
-                return
-            self.held = False
-            _open.subtract(self.keys)
             for key in self.keys:
-                if not _open[key]:
-                    del _open[key]
-            here = _at_address[self.address]
-            here.remove(self)
-            if not here:
-                del _at_address[self.address]
+                places = _open.get(key, {})
+                places.pop(self, None)
+                if not places:
+                    _open.pop(key, None)
 
 
-_open: Counter[str] = Counter()
-_at_address: dict[str, list[Place]] = {}  # each address's open streams, the oldest first
+# The open streams in all, of each holder and at each address, the oldest first (a dict
+# for its order, and to let one go at once).
+_open: dict[str, dict[Place, None]] = {}
 _open_lock = threading.RLock()  # a place taken may end another's
 
 
 def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
     place = Place(address, holder)
+    *refusing, at_address = place.keys
     bounds = (config["LIVE_STREAMS_PER_PROCESS"], config["LIVE_STREAMS_PER_BROWSER"])
     with _open_lock:
-        if any(_open[key] >= most for key, most in zip(place.keys, bounds, strict=True)):
+        if any(len(_open.get(key, ())) >= most for key, most in zip(refusing, bounds, strict=True)):
             raise TooMany(STREAMS_FULL)
-        if len(_at_address.get(address, ())) >= config["LIVE_STREAMS_PER_ADDRESS"]:
-            _give_up_place(_at_address[address], holder)
-        _open.update(place.keys)
-        _at_address.setdefault(address, []).append(place)
+        here = _open.get(at_address, {})
+        if len(here) >= config["LIVE_STREAMS_PER_ADDRESS"]:
+            _give_up_place(here, holder)
+        for key in place.keys:
+            _open.setdefault(key, {})[place] = None
     return place
 
 
-def _give_up_place(here: list[Place], holder: str) -> None:
+def _give_up_place(here: dict[Place, None], holder: str) -> None:
     """End the oldest stream of the key holding the most here, if it holds more than
     ``holder``, so a flood from one address never keeps a new phone out."""
     counts = Counter(place.holder for place in here if place.watcher is not None)
@@ -127,6 +124,14 @@ def _event(data: str, kind: str | None = None) -> str:
     return f"{head}{tail}data: {data}\n\n"
 
 
+def _read(read: Callable[..., T], *args: Any) -> T:
+    """What ``read`` reads, letting the database connection go: a stream waits holding none."""
+    try:
+        return read(*args)
+    finally:
+        db.session.close()
+
+
 def stream(
     key: str,
     now: Callable[[], dict[str, Any]],
@@ -147,11 +152,12 @@ def stream(
         hub = push.hub()
         watcher = hub.watch(key, *map(push.match_key, also))  # before reading: no change lost
         undo.callback(hub.unwatch, watcher)
-        first = now()
+        first = _read(now)
+        if (news := _read(missed)) is not None:
+            watcher.offer("", news)  # older than any news heard since
         place.watcher = watcher
         undo.callback(_on_hang_up(lambda: watcher.offer("", push.END)))
         ended = undo.pop_all()
-    db.session.close()  # no database connection is held while the stream waits
     heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], lifetime_s(config["LIVE_LIFETIME_S"])
     resumed = request.headers.get("Last-Event-ID")
     seen = shown or (lambda body: body)
@@ -163,11 +169,6 @@ def stream(
             last = event_id(data)
             if last != resumed:
                 yield _event(data)
-            news = missed()
-            notice = None if news is None else moved(news)
-            db.session.close()
-            if notice is not None:
-                yield _event(_compact(notice), "next")
             ends = time.monotonic() + lifetime
             while (left := ends - time.monotonic()) > 0:
                 payload = watcher.wait(min(heartbeat, left))
@@ -175,28 +176,21 @@ def stream(
                     return  # the process is stopping: the page reconnects elsewhere
                 if payload is None:
                     yield BEAT
-                elif payload in (push.CHECK, push.GONE):
-                    still = payload == push.CHECK and allowed()
-                    db.session.close()
-                    if not still:
-                        yield _event("{}", "gone")
-                        return
                 elif payload.startswith(push.NEXT):
-                    notice = moved(payload)
-                    db.session.close()
-                    if notice is not None:
+                    if (notice := _read(moved, payload)) is not None:
                         yield _event(_compact(notice), "next")
                 elif payload == push.CHANGED:
                     try:
-                        data = _compact(seen(now()))
+                        data = _compact(seen(_read(now)))
                     except NotFound:  # deleted, or no longer the reader's, meanwhile
                         yield _event("{}", "gone")
                         return
-                    finally:
-                        db.session.close()
                     if event_id(data) != last:  # changes undone before it read: nothing new
                         last = event_id(data)
                         yield _event(data)
+                elif payload == push.GONE or not _read(allowed):  # else CHECK: still allowed?
+                    yield _event("{}", "gone")
+                    return
 
     return Response(
         stream_with_context(events()),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, fields, replace
 from typing import Any
+
+from flask_babel import gettext, ngettext
 
 from counter.game import scoring
 from counter.services.read_models import DealView, MatchPage, MatchView
 from counter.storage.timestamps import iso_utc
+from counter.web import words
 
 
 def match_json(match: MatchView) -> dict[str, Any]:
@@ -17,10 +20,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
         "uid": match.uid,
         "game": match.game.name.value,
         "target": match.target,
-        "players": [
-            {"seat": player.seat, "name": player.name, "score": player.score, "games": player.games}
-            for player in match.players
-        ],
+        "players": [asdict(player) for player in match.players],
         "winner": match.winner,
         "finished": match.finished,
         "marks": match.marks,
@@ -39,17 +39,11 @@ def match_json(match: MatchView) -> dict[str, Any]:
 
 
 def deal_json(deal: DealView) -> dict[str, Any]:
-    return {
-        "number": deal.number,
-        "player": deal.player,
-        "outcome": deal.outcome.value,
-        "points": deal.points,
-        "scores": list(deal.scores),
-        "created_at": iso_utc(deal.created_at),
-        "corrected": deal.corrected,
-        "dealer": deal.dealer,
-        "request_id": deal.request_id,
+    """The deal's fields but the house rules it was recorded under."""
+    shown = {
+        field.name: getattr(deal, field.name) for field in fields(deal) if field.name != "rules"
     }
+    return {**shown, "outcome": deal.outcome.value, "created_at": iso_utc(deal.created_at)}
 
 
 def update_json(match: MatchView, *, since: int | None) -> dict[str, Any]:
@@ -81,4 +75,55 @@ def page_json(page: MatchPage) -> dict[str, Any]:
         "matches": [match_json(match) for match in page.matches],
         "page": page.page,
         "pages": page.pages,
+    }
+
+
+def ask_json(
+    *, match: MatchView, after: int, seat: scoring.Seat | None, outcome: scoring.Outcome
+) -> dict[str, str | int]:
+    """The ``ask`` of the 409 to a deal sent with ``after``, another phone being first
+    (docs/sync.md): ``question`` and its answers ``same`` (drop this deal) and ``add`` (record
+    it too); for one deal recorded there with another result, ``mine`` (replace it) and its
+    ``deal``."""
+    deals = match.deals or ()
+    missed = deals[after:]
+    points = scoring.score_deal(seat, outcome, match.rules).points
+    yours = words.deal_note(match.names, seat, points, outcome, match.game.name)
+    if len(missed) == 1 and (missed[0].player, missed[0].outcome) != (seat, outcome):
+        theirs = missed[0]
+        return {
+            "question": gettext(
+                "Another phone recorded deal %(number)s: %(theirs)s. This phone: %(yours)s. "
+                "Which is right?",
+                number=theirs.number,
+                theirs=words.note_of(match, theirs),
+                yours=yours,
+            ),
+            "same": gettext("The other phone's"),
+            "mine": gettext("Mine"),
+            "add": gettext("Both: two deals"),
+            "deal": theirs.number,
+        }
+    if missed:
+        listed = "; ".join(f"{deal.number}: {words.note_of(match, deal)}" for deal in missed)
+        return {
+            "question": ngettext(
+                "Another phone recorded deal %(deals)s. Yours: %(yours)s. Same deal?",
+                "Another phone recorded deals %(deals)s. Yours: %(yours)s. Was it one of them?",
+                len(missed),
+                deals=listed,
+                yours=yours,
+            ),
+            "same": gettext("Same deal, keep one"),
+            "add": gettext("Add mine too"),
+        }
+    return {
+        "question": gettext(
+            "Another phone took back a deal meanwhile. Still record yours (%(deal)s) as deal "
+            "%(number)s?",
+            deal=yours,
+            number=len(deals) + 1,
+        ),
+        "same": gettext("Drop mine"),
+        "add": gettext("Record mine"),
     }
