@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
@@ -36,6 +37,7 @@ TIMESTAMP_PATTERN = (
 )
 EARLIEST, LATEST = datetime(2000, 1, 1), datetime(2100, 1, 1)
 NUMBER_MAX_DIGITS = 10
+DIGITS = f"[0-9]{{1,{NUMBER_MAX_DIGITS}}}"
 
 T = TypeVar("T")
 # House rules as a request changes them: the switches it names and their new choices.
@@ -180,13 +182,10 @@ def timestamp(value: object) -> datetime:
         and len(value) <= TIMESTAMP_MAX_LENGTH
         and re.fullmatch(TIMESTAMP_PATTERN, value)
     ):
-        try:
+        with contextlib.suppress(ValueError):  # a day its month has not: 2026-02-30
             parsed = datetime.fromisoformat(value)
             if parsed.tzinfo is not None:
                 parsed = parsed.astimezone(UTC).replace(tzinfo=None)
-        except (ValueError, OverflowError):
-            pass
-        else:
             if EARLIEST <= parsed < LATEST:
                 return parsed
     raise Invalid(
@@ -205,33 +204,20 @@ NUMBERS = {
 }
 
 
-def not_a_number(field: str) -> Malformed:
-    return Malformed(NUMBERS.get(field, N_("A whole number from 1 up is needed here.")))
-
-
-def _digits(raw: str, field: str, *, least: int = 0, most: int = 10**NUMBER_MAX_DIGITS) -> int:
-    """ASCII digits, at most ten of them, from ``least`` to ``most``."""
-    if (
-        not (raw.isascii() and raw.isdigit())
-        or len(raw) > NUMBER_MAX_DIGITS
-        or not least <= int(raw) <= most
-    ):
-        raise not_a_number(field)
-    return int(raw)
+def number(raw: str, field: str, *, least: int = 1, most: int = 10**NUMBER_MAX_DIGITS) -> int:
+    """At most ten ASCII digits, from ``least`` to ``most``."""
+    if re.fullmatch(DIGITS, raw) and least <= int(raw) <= most:
+        return int(raw)
+    raise Malformed(NUMBERS.get(field, N_("A whole number from 1 up is needed here.")))
 
 
 def query_number(raw: str | None, field: str) -> int | None:
     """1 up, at most ten digits after leading zeros; none when absent."""
-    return None if raw is None else _digits(raw.lstrip("0"), field, least=1)
+    return None if raw is None else number(raw.lstrip("0"), field)
 
 
 def form_number(raw: str, field: str, *, most: int) -> int | None:
-    return None if raw == "" else _digits(raw, field, least=1, most=most)
-
-
-def page_number(raw: str) -> int:
-    """0 or too far is for the history to refuse in its words."""
-    return _digits(raw, "page")
+    return None if raw == "" else number(raw, field, most=most)
 
 
 def seat_text(raw: str) -> Seat:
