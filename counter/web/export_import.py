@@ -126,7 +126,8 @@ def download(
     return response
 
 
-def _import_page(
+@bp.get("/import")
+def import_form(
     error: Refusal | None = None,
     *,
     report: archive.ImportReport | None = None,
@@ -141,13 +142,8 @@ def _import_page(
     )
 
 
-@bp.get("/import")
-def import_form() -> str:
-    return _import_page()
-
-
 @bp.post("/import")
-@shows_again(_import_page)
+@shows_again(import_form)
 @limits.imports
 def import_preview() -> str:
     """Check the file and show what it would add; nothing is stored yet."""
@@ -159,11 +155,11 @@ def import_preview() -> str:
     report = archive.preview(owner=current_owner(), matches=archive.read_document(raw))
     # The checked file goes back with the confirmation, compact, in a multipart form.
     payload = json.dumps(json.loads(raw), separators=(",", ":"))  # ASCII: any text survives
-    return _import_page(report=report, payload=payload)
+    return import_form(report=report, payload=payload)
 
 
 @bp.post("/import/confirm")
-@shows_again(_import_page)
+@shows_again(import_form)
 @limits.imports
 def import_confirm() -> Response:
     """Store the previewed matches; those already here are skipped."""
