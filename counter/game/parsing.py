@@ -63,9 +63,7 @@ def seat(value: object) -> Seat:
 
 
 def receiver(outcome: Outcome, value: object) -> Seat | None:
-    if outcome is Outcome.TIE and value is None:
-        return None
-    return seat(value)
+    return None if outcome is Outcome.TIE and value is None else seat(value)
 
 
 def _one_of(value: object, choices: Mapping[str, T], message: str) -> T:

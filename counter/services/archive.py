@@ -72,12 +72,11 @@ def _exported(match: game.Match) -> dict[str, Any]:
     }
 
 
-# A deal of a match: its number, and each player's score after it.
 ExportRow = tuple[game.Match, int, game.Deal, tuple[int, int]]
 
 
 def export_rows(*, owner: str | None) -> Iterator[ExportRow]:
-    """Every deal of this browser's matches, oldest match first."""
+    """Each deal of this browser's matches, oldest first, its number and the scores after it."""
     for stored in repository.each_of(owner):
         match = stored.match
         totals = match.running_totals()
