@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
@@ -27,6 +28,7 @@ from counter.game.scoring import (
 
 UID_PATTERN = "[0-9a-f]{32}"
 REQUEST_ID_MAX_LENGTH = 64
+REQUEST_ID_PATTERN = f"[ -~]{{1,{REQUEST_ID_MAX_LENGTH}}}"  # printable ASCII
 TIMESTAMP_MAX_LENGTH = 40
 # ISO 8601 as an export writes it, or less precise; the OpenAPI file's FileTime pattern.
 TIMESTAMP_PATTERN = (
@@ -36,6 +38,7 @@ TIMESTAMP_PATTERN = (
 )
 EARLIEST, LATEST = datetime(2000, 1, 1), datetime(2100, 1, 1)
 NUMBER_MAX_DIGITS = 10
+DIGITS = f"[0-9]{{1,{NUMBER_MAX_DIGITS}}}"
 
 T = TypeVar("T")
 # House rules as a request changes them: the switches it names and their new choices.
@@ -60,9 +63,7 @@ def seat(value: object) -> Seat:
 
 
 def receiver(outcome: Outcome, value: object) -> Seat | None:
-    if outcome is Outcome.TIE and value is None:
-        return None
-    return seat(value)
+    return None if outcome is Outcome.TIE and value is None else seat(value)
 
 
 def _one_of(value: object, choices: Mapping[str, T], message: str) -> T:
@@ -123,8 +124,7 @@ def house_rules(value: object, base: HouseRules = DEFAULT_RULES) -> HouseRules:
 
 
 def changed_rules(base: HouseRules, changes: RuleChanges) -> HouseRules:
-    chosen: dict[str, Any] = dict(changes)
-    return dataclasses.replace(base, **chosen)
+    return dataclasses.replace(base, **cast(dict[str, Any], changes))
 
 
 def players(value: object, defaults: tuple[str, str] = DEFAULT_NAMES) -> tuple[str, str]:
@@ -144,18 +144,11 @@ def uid(value: object) -> str:
 
 
 def request_id(value: object) -> str | None:
-    if value is None:
-        return None
-    if (
-        not isinstance(value, str)
-        or not 1 <= len(value) <= REQUEST_ID_MAX_LENGTH
-        or not (value.isascii() and value.isprintable())
-    ):
-        raise Invalid(
-            N_("A request id is 1 to %(most)s printable ASCII characters."),
-            most=REQUEST_ID_MAX_LENGTH,
-        )
-    return value
+    if value is None or (isinstance(value, str) and re.fullmatch(REQUEST_ID_PATTERN, value)):
+        return value
+    raise Invalid(
+        N_("A request id is 1 to %(most)s printable ASCII characters."), most=REQUEST_ID_MAX_LENGTH
+    )
 
 
 def deal_count(value: object) -> int:
@@ -180,13 +173,10 @@ def timestamp(value: object) -> datetime:
         and len(value) <= TIMESTAMP_MAX_LENGTH
         and re.fullmatch(TIMESTAMP_PATTERN, value)
     ):
-        try:
+        with contextlib.suppress(ValueError):  # a day its month has not: 2026-02-30
             parsed = datetime.fromisoformat(value)
             if parsed.tzinfo is not None:
                 parsed = parsed.astimezone(UTC).replace(tzinfo=None)
-        except (ValueError, OverflowError):
-            pass
-        else:
             if EARLIEST <= parsed < LATEST:
                 return parsed
     raise Invalid(
@@ -205,33 +195,20 @@ NUMBERS = {
 }
 
 
-def not_a_number(field: str) -> Malformed:
-    return Malformed(NUMBERS.get(field, N_("A whole number from 1 up is needed here.")))
-
-
-def _digits(raw: str, field: str, *, least: int = 0, most: int = 10**NUMBER_MAX_DIGITS) -> int:
-    """ASCII digits, at most ten of them, from ``least`` to ``most``."""
-    if (
-        not (raw.isascii() and raw.isdigit())
-        or len(raw) > NUMBER_MAX_DIGITS
-        or not least <= int(raw) <= most
-    ):
-        raise not_a_number(field)
-    return int(raw)
+def number(raw: str, field: str, *, least: int = 1, most: int = 10**NUMBER_MAX_DIGITS) -> int:
+    """At most ten ASCII digits, from ``least`` to ``most``."""
+    if re.fullmatch(DIGITS, raw) and least <= int(raw) <= most:
+        return int(raw)
+    raise Malformed(NUMBERS.get(field, N_("A whole number from 1 up is needed here.")))
 
 
 def query_number(raw: str | None, field: str) -> int | None:
     """1 up, at most ten digits after leading zeros; none when absent."""
-    return None if raw is None else _digits(raw.lstrip("0"), field, least=1)
+    return None if raw is None else number(raw.lstrip("0"), field)
 
 
 def form_number(raw: str, field: str, *, most: int) -> int | None:
-    return None if raw == "" else _digits(raw, field, least=1, most=most)
-
-
-def page_number(raw: str) -> int:
-    """0 or too far is for the history to refuse in its words."""
-    return _digits(raw, "page")
+    return None if raw == "" else number(raw, field, most=most)
 
 
 def seat_text(raw: str) -> Seat:

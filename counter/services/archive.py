@@ -72,21 +72,16 @@ def _exported(match: game.Match) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class ExportRow:
-    match: game.Match
-    number: int
-    deal: game.Deal
-    scores: tuple[int, int]
+ExportRow = tuple[game.Match, int, game.Deal, tuple[int, int]]
 
 
 def export_rows(*, owner: str | None) -> Iterator[ExportRow]:
-    """Every deal of this browser's matches, oldest match first."""
+    """Each deal of this browser's matches, oldest first, its number and the scores after it."""
     for stored in repository.each_of(owner):
         match = stored.match
         totals = match.running_totals()
         for number, (deal, after) in enumerate(zip(match.deals, totals, strict=True), 1):
-            yield ExportRow(match=match, number=number, deal=deal, scores=after.scores)
+            yield match, number, deal, after.scores
 
 
 # An export of the largest import has no more objects and lists (brackets in names too),
@@ -211,32 +206,18 @@ class ImportReport:
 
 def preview(*, owner: str | None, matches: list[game.Match]) -> ImportReport:
     """Which matches of a checked file this browser lacks, and which it has already."""
-    have: set[str] = set()
-    for start in range(0, len(matches), 500):
-        uids = [match.uid for match in matches[start : start + 500]]
-        found = select(Match.uid).where(Match.owner == owner, Match.uid.in_(uids))
-        have.update(db.session.scalars(found))
+    have = set(db.session.scalars(select(Match.uid).where(Match.owner == owner)))
     return ImportReport(
         new=[match for match in matches if match.uid not in have],
         present=[match for match in matches if match.uid in have],
     )
 
 
+@writes
 def import_matches(
     *, owner: str, matches: list[game.Match], device_id: int | None = None
 ) -> ImportReport:
     """Store the matches this browser lacks, all or none, while ``device_id`` holds the key."""
-    try:
-        return _store(owner=owner, matches=matches, device_id=device_id)
-    except IntegrityError:
-        # A match started with one of these uids at this very moment, without the lock.
-        raise Conflict(
-            N_("The same matches were being added at the same time; nothing was imported.")
-        ) from None
-
-
-@writes
-def _store(*, owner: str, matches: list[game.Match], device_id: int | None) -> ImportReport:
     lock_owners(owner)
     if not devices.holds(owner=owner, device_id=device_id):
         raise Conflict(
@@ -263,7 +244,13 @@ def _store(*, owner: str, matches: list[game.Match], device_id: int | None) -> I
             ),
             most=MAX_MATCHES,
         )
-    for start in range(0, len(report.new), BATCH_MATCHES):
-        repository.add_many(owner, report.new[start : start + BATCH_MATCHES])
-    db.session.commit()
+    try:
+        for start in range(0, len(report.new), BATCH_MATCHES):
+            repository.add_many(owner, report.new[start : start + BATCH_MATCHES])
+        db.session.commit()
+    except IntegrityError:
+        # A match started with one of these uids at this very moment, without the lock.
+        raise Conflict(
+            N_("The same matches were being added at the same time; nothing was imported.")
+        ) from None
     return report

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from counter.game import parsing
 from counter.game.games import GAMES, Game, Tally, sessions
 from counter.game.scoring import GameName, Outcome, Session
 from counter.storage.models import Deal, Match, db
@@ -23,6 +22,7 @@ class PlayerStats:
     best_of_three: int = 0  # sessions of best of three won (counter.game.games.sessions)
     deals_won: Counter[Outcome] = field(default_factory=Counter)
     longest_run: int = 0  # most matches won in a row against this opponent
+    run: int = 0  # matches won in a row so far
 
     @property
     def deal_count(self) -> int:
@@ -39,6 +39,8 @@ class PairStats:
     finished: int = 0
     deals: int = 0
     ties: int = 0  # deals at 65:65, won by nobody
+    # The winner of each match played as best of three, in order.
+    best_of_three_winners: list[str] = field(default_factory=list)
 
     @property
     def deals_per_match(self) -> float:
@@ -61,46 +63,35 @@ class PairStats:
 
 def statistics(*, owner: str | None) -> list[PairStats]:
     """Every pair of players of this browser in each game, the most matches first."""
-    columns = Match.id, Match.player1, Match.player2, Match.won_by, Match.game, Match.marks
-    found = select(*columns, Match.session).where(Match.owner == owner)
-    matches = db.session.execute(found.order_by(Match.id)).all()
-    counted = Deal.match_id, Deal.player, Deal.outcome
-    deals = select(*counted, func.count()).join(Deal.match).where(Match.owner == owner)
-    per_match: dict[int, list[tuple[int | None, str, int]]] = {}
-    for match_id, player, outcome, count in db.session.execute(deals.group_by(*counted)):
-        per_match.setdefault(match_id, []).append((player, outcome, count))
-
+    columns = Match.player1, Match.player2, Match.won_by, Match.game, Match.marks, Match.session
+    matches = select(*columns).where(Match.owner == owner).order_by(Match.id)
     pairs: dict[tuple[GameName, frozenset[str]], PairStats] = {}
-    runs: dict[tuple[tuple[GameName, frozenset[str]], str], int] = {}
-    # The winner of each match played as best of three, in order, per game and pair.
-    best_of_three: dict[tuple[GameName, frozenset[str]], list[str]] = {}
-    for match_id, first, second, won_by, game, marks, session in matches:
+    for first, second, won_by, game, marks, session in db.session.execute(matches):
         names = (first, second)
-        key = (game, frozenset(names))
-        if key not in pairs:
-            pairs[key] = PairStats((PlayerStats(first), PlayerStats(second)), GAMES[game])
-        pair = pairs[key]
+        new = PairStats((PlayerStats(first), PlayerStats(second)), GAMES[game])
+        pair = pairs.setdefault((game, frozenset(names)), new)
         pair.matches += 1
-        for seat, outcome, count in per_match.get(match_id, []):
-            pair.deals += count
-            if seat is None:
-                pair.ties += count
-            else:
-                pair.player(names[seat - 1]).deals_won[Outcome(outcome)] += count
         if won_by is not None:
             pair.finished += 1
-            winner = pair.player(names[parsing.seat(won_by) - 1])
-            loser = pair.player(names[2 - won_by])
+            winner, loser = map(pair.player, names if won_by == 1 else names[::-1])
             winner.matches_won += 1
-            runs[key, winner.name] = run = runs.get((key, winner.name), 0) + 1
-            winner.longest_run = max(winner.longest_run, run)
-            runs[key, loser.name] = 0
+            winner.run, loser.run = winner.run + 1, 0
+            winner.longest_run = max(winner.longest_run, winner.run)
             tallied = loser if pair.game.tally is Tally.LOSER else winner
             tallied.tally += marks or 1
             if session == Session.BEST_OF_THREE:
-                best_of_three.setdefault(key, []).append(winner.name)
-    for key, winners in best_of_three.items():
-        won, _ = sessions(winners)
-        for stats in pairs[key].players:
+                pair.best_of_three_winners.append(winner.name)
+    counted = Match.game, Match.player1, Match.player2, Deal.player, Deal.outcome
+    deals = select(*counted, func.count()).join(Deal.match).where(Match.owner == owner)
+    for game, first, second, seat, outcome, count in db.session.execute(deals.group_by(*counted)):
+        pair = pairs[game, frozenset((first, second))]
+        pair.deals += count
+        if seat is None:
+            pair.ties += count
+        else:
+            pair.player((first, second)[seat - 1]).deals_won[Outcome(outcome)] += count
+    for pair in pairs.values():
+        won, _ = sessions(pair.best_of_three_winners)
+        for stats in pair.players:
             stats.best_of_three = won[stats.name]
     return sorted(pairs.values(), key=lambda pair: -pair.matches)

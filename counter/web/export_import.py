@@ -19,7 +19,7 @@ from counter.services import archive
 from counter.storage.timestamps import iso_utc
 from counter.web import limits, words
 from counter.web.browser import current_owner, ensure_device
-from counter.web.errors import shows_again, status_of
+from counter.web.errors import shows_again
 from counter.web.import_size import MEGABYTE, check_size, import_limit
 
 bp = limits.writes(Blueprint("archive", __name__))
@@ -53,8 +53,7 @@ def csv_rows(owner: str | None) -> Iterator[list[object]]:
     """The spreadsheet: a header, then one row per deal, in this request's language."""
     rules = words.house_rules()
     yield [*map(str, CSV_COLUMNS), *(rule["label"] for rule in rules), *map(str, CSV_DEAL_COLUMNS)]
-    for row in archive.export_rows(owner=owner):
-        match, deal = row.match, row.deal
+    for match, number, deal, scores in archive.export_rows(owner=owner):
         chosen = deal.rules.as_dict()
         yield [
             match.uid,
@@ -64,11 +63,11 @@ def csv_rows(owner: str | None) -> Iterator[list[object]]:
             *match.names,
             *(rule["choices"][chosen[rule["name"]]] for rule in rules),
             match.names[match.first_dealer - 1],
-            row.number,
+            number,
             "" if deal.player is None else match.names[deal.player - 1],
             words.outcome_name(deal.outcome, game=match.game.name),
             deal.points,
-            *(match.game.shown(score, match.target) for score in row.scores),
+            *(match.game.shown(score, match.target) for score in scores),
             iso_utc(deal.created_at),
             iso_utc(deal.corrected_at) or "",
         ]
@@ -127,7 +126,8 @@ def download(
     return response
 
 
-def _import_page(
+@bp.get("/import")
+def import_form(
     error: Refusal | None = None,
     *,
     report: archive.ImportReport | None = None,
@@ -142,13 +142,8 @@ def _import_page(
     )
 
 
-@bp.get("/import")
-def import_form() -> str:
-    return _import_page()
-
-
 @bp.post("/import")
-@shows_again(_import_page)
+@shows_again(import_form)
 @limits.imports
 def import_preview() -> str:
     """Check the file and show what it would add; nothing is stored yet."""
@@ -160,19 +155,17 @@ def import_preview() -> str:
     report = archive.preview(owner=current_owner(), matches=archive.read_document(raw))
     # The checked file goes back with the confirmation, compact, in a multipart form.
     payload = json.dumps(json.loads(raw), separators=(",", ":"))  # ASCII: any text survives
-    return _import_page(report=report, payload=payload)
+    return import_form(report=report, payload=payload)
 
 
 @bp.post("/import/confirm")
+@shows_again(import_form)
 @limits.imports
-def import_confirm() -> Response | tuple[str, int]:
+def import_confirm() -> Response:
     """Store the previewed matches; those already here are skipped."""
     payload = request.form.get("payload", "")
-    try:
-        check_size(payload)
-        checked = archive.read_document(payload)
-    except Refusal as error:
-        return _import_page(error), status_of(error)
+    check_size(payload)
+    checked = archive.read_document(payload)
     device = ensure_device()
     report = archive.import_matches(owner=device.owner, matches=checked, device_id=device.id)
     flash(ngettext("Imported %(num)s match.", "Imported %(num)s matches.", len(report.new)))

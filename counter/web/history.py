@@ -10,7 +10,7 @@ from counter.game import parsing
 from counter.game.match import DealNotFound
 from counter.game.refusals import N_, Refusal
 from counter.services import deals, matches, sharing
-from counter.services.read_models import DealView, MatchView
+from counter.services.read_models import MatchView
 from counter.web import forms, i18n, limits, words
 from counter.web.browser import counter_of, current_owner, own_key, owner_of, this_device
 from counter.web.errors import shows_again
@@ -22,7 +22,8 @@ bp = limits.writes(Blueprint("history", __name__))
 
 @bp.get("/matches")
 def history() -> str:
-    page = parsing.page_number(request.args.get("page", "1"))
+    # Page 0, or one past the last, is refused by the history in its own words.
+    page = parsing.number(request.args.get("page", "1"), "page", least=0)
     listed = matches.list_matches(owner=current_owner(), page=page)
     current_id = matches.shown_id(owner=current_owner(), device=this_device())
     return render_template("history.html", page=listed, current_id=current_id)
@@ -123,7 +124,8 @@ def correct_deal(match_id: int, number: int) -> Response:
     match, deal = deals.correct_deal(
         owner=owner, match_id=match_id, number=number, seat=seat, outcome=outcome
     )
-    flash(gettext("Deal %(number)s corrected: %(note)s.", number=number, note=_note(match, deal)))
+    note = words.note_of(match, deal)
+    flash(gettext("Deal %(number)s corrected: %(note)s.", number=number, note=note))
     return redirect(_back_to(match))
 
 
@@ -131,9 +133,6 @@ def correct_deal(match_id: int, number: int) -> Response:
 @shows_again(_edit_again)
 def delete_deal(match_id: int, number: int) -> Response:
     match, removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
-    flash(gettext("Deal %(number)s deleted: %(note)s.", number=number, note=_note(match, removed)))
+    note = words.note_of(match, removed)
+    flash(gettext("Deal %(number)s deleted: %(note)s.", number=number, note=note))
     return redirect(_back_to(match))
-
-
-def _note(match: MatchView, deal: DealView) -> str:
-    return words.deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name)
