@@ -63,7 +63,12 @@ def seat(value: object) -> Seat:
 
 
 def receiver(outcome: Outcome, value: object) -> Seat | None:
-    return None if outcome is Outcome.TIE and value is None else seat(value)
+    """The seat that receives a deal's points; a tie has none."""
+    if outcome is Outcome.TIE and value is None:
+        return None
+    if value is None or value == "":
+        raise Invalid(N_("Say which player receives the points."))
+    return seat(value)
 
 
 def _one_of(value: object, choices: Mapping[str, T], message: str) -> T:

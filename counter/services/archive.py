@@ -182,7 +182,7 @@ def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> game.De
     try:
         rules = parsing.house_rules(deal["rules"], match_rules) if "rules" in deal else match_rules
         outcome = parsing.outcome(deal["outcome"])
-        player = None if deal["player"] is None else parsing.seat(deal["player"])
+        player = parsing.receiver(outcome, deal["player"])
         points = deal["points"]
         if not parsing.whole(points):
             raise Invalid(

@@ -65,7 +65,7 @@ def csv_rows(owner: str | None) -> Iterator[list[object]]:
             match.names[match.first_dealer - 1],
             number,
             "" if deal.player is None else match.names[deal.player - 1],
-            words.outcome_name(deal.outcome, game=match.game.name),
+            words.outcome_name(deal.outcome, received=True, game=match.game.name),
             deal.points,
             *(match.game.shown(score, match.target) for score in scores),
             iso_utc(deal.created_at),

@@ -144,7 +144,8 @@ def test_the_csv_has_a_row_per_deal_with_running_totals(client: FlaskClient) -> 
     assert len(rows) == 5
     assert [(r["points to"], r["outcome"], r["total 1"], r["total 2"]) for r in rows[-2:]] == [
         ("Иван", "Schneider", "2", "0"),
-        ("Мария", "Wrong 66, no trick", "2", "3"),  # the last match's rules carried over
+        # Beside who received the points, whose mistake it was; the last match's rules carried.
+        ("Мария", "Opponent's wrong 66, no trick", "2", "3"),
     ]
     assert rows[-2]["corrected"] != ""
 
