@@ -84,12 +84,14 @@ def statistics(*, owner: str | None) -> list[PairStats]:
     counted = Match.game, Match.player1, Match.player2, Deal.player, Deal.outcome
     deals = select(*counted, func.count()).join(Deal.match).where(Match.owner == owner)
     for game, first, second, seat, outcome, count in db.session.execute(deals.group_by(*counted)):
-        pair = pairs[game, frozenset((first, second))]
-        pair.deals += count
+        counted_pair = pairs.get((game, frozenset((first, second))))
+        if counted_pair is None:  # a match renamed or started since the first read (PostgreSQL)
+            continue
+        counted_pair.deals += count
         if seat is None:
-            pair.ties += count
+            counted_pair.ties += count
         else:
-            pair.player((first, second)[seat - 1]).deals_won[Outcome(outcome)] += count
+            counted_pair.player((first, second)[seat - 1]).deals_won[Outcome(outcome)] += count
     for pair in pairs.values():
         won, _ = sessions(pair.best_of_three_winners)
         for stats in pair.players:
