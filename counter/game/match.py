@@ -135,7 +135,8 @@ class Match:
                     number=self.deals.index(found) + 1,
                 )
             return None
-        # Asked before refused: the deal another phone recorded first may have won the match.
+        self.standing.after(result, self.game.shown)  # refused once the match is won
+        scoring.check_room(len(self.deals))
         if after is not None and after != len(self.deals):
             raise DealsChanged(
                 N_(
@@ -145,8 +146,6 @@ class Match:
                 count=len(self.deals),
                 after=after,
             )
-        self.standing.after(result, self.game.shown)  # refused once the match is won
-        scoring.check_room(len(self.deals))
         deal = Deal(
             result.player, result.outcome, result.points, self.rules, at, request_id=request_id
         )

@@ -113,22 +113,6 @@ def test_two_phones_that_disagree_are_asked_which_result_is_right(
     }
 
 
-def test_a_deal_overtaken_by_the_winning_deal_of_another_phone_is_asked_about(
-    two_phones: tuple[FlaskClient, FlaskClient],
-) -> None:
-    """Mine may be right: the other phone's deal that ended the match can be replaced."""
-    a, c = two_phones
-    match = api_start(a, players=["Ana", "Boris"], target=7)
-    api_deal(c, match["id"], 1, "schwarz", after=0)
-    api_deal(c, match["id"], 1, "schwarz", after=1)
-    won = api_deal(c, match["id"], 1, "normal", after=2).json
-    assert won["winner"] == 1
-    answer = api_deal(a, match["id"], 2, "normal", after=2)
-    assert answer.status_code == 409
-    assert answer.json["ask"]["deal"] == 3
-    assert answer.json["ask"]["mine"] == "Mine"
-
-
 def test_a_phone_that_missed_several_deals_is_not_offered_to_correct_one(
     two_phones: tuple[FlaskClient, FlaskClient],
 ) -> None:
