@@ -124,16 +124,19 @@ def save(stored: Stored, *, at: datetime) -> None:
             each.number += RENUMBERING
         db.session.flush()
     for number, (deal, found) in enumerate(wanted, 1):
-        each = found or Deal(number=number, created_at=deal.created_at, request_id=deal.request_id)
         if found is None:
-            row.deals.append(each)
-            stored._rows[id(deal)] = each
-        each.number = number
-        each.player, each.outcome, each.points = deal.player, deal.outcome.value, deal.points
-        each.rules, each.corrected_at = deal.rules, deal.corrected_at
+            found = Deal(created_at=deal.created_at, request_id=deal.request_id, rules=deal.rules)
+            row.deals.append(found)
+            stored._rows[id(deal)] = found
+        # Only what changed is set: setting a column costs, even to the same value.
+        values = (number, deal.player, deal.outcome.value, deal.points, deal.corrected_at)
+        if values != (found.number, found.player, found.outcome, found.points, found.corrected_at):
+            found.number, found.player, found.outcome, found.points, found.corrected_at = values
     other_series = (row.game, row.names) != (match.game.name, match.names)
     row.player1, row.player2 = match.names
-    row.target, row.first_dealer, row.rules = match.target, match.first_dealer, match.rules
+    row.target, row.first_dealer = match.target, match.first_dealer
+    if row.rules != match.rules:
+        row.rules = match.rules
     row.won_by = match.winner  # series.py counts games by these two
     row.marks = match.marks or None
     row.game = match.game.name
