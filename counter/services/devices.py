@@ -7,7 +7,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from counter.game.refusals import N_, Forbidden, NotFound
 from counter.services import newcomers, ranks
@@ -52,9 +52,13 @@ def _holder(row: DeviceRow, *, seen_now: bool = False) -> Device:
     return Device(row.id, row.token, row.owner, row.match_id, row.home, old, seen_now)
 
 
+# Built once: it runs on every request.
+_BY_TOKEN = select(DeviceRow).where(DeviceRow.token == bindparam("token"))
+
+
 def find(*, token: str) -> Device | None:
     """The device with this cookie token, noting now and then that it was seen."""
-    device = db.session.scalar(select(DeviceRow).where(DeviceRow.token == token))
+    device = db.session.scalar(_BY_TOKEN, {"token": token})
     if device is None:
         return None
     seen_now = device.replaced_at is None and (

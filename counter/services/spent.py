@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from enum import StrEnum
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 
 from counter.game.match import Deal, RequestReused
 from counter.game.refusals import N_, Conflict
@@ -80,6 +80,10 @@ def spend_request(*, owner: str, match_id: int, deal: Deal) -> None:
         db.session.add(spent)
 
 
+# Built once: it runs before every deal.
+_REQUEST = select(Spent.id, Spent.settings_digest).where(Spent.digest == bindparam("digest"))
+
+
 def request_spent(
     *, match_id: int | None, request_id: str, seat: Seat | None, outcome: Outcome
 ) -> bool:
@@ -88,8 +92,7 @@ def request_spent(
     if match_id is None:
         return False
     digest = _digest("request", match_id, request_id)
-    statement = select(Spent.id, Spent.settings_digest).where(Spent.digest == digest)
-    found = db.session.connection().execute(statement).first()
+    found = db.session.connection().execute(_REQUEST, {"digest": digest}).first()
     if found is None:
         return False
     # None: spent without a hash of its deal.

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import selectinload
 
 from counter.game import match as game
@@ -73,17 +73,19 @@ def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
     return Stored(row, match, earlier, rows)
 
 
-# Built once: the series' subqueries took longer to build than to run (a third of a deal).
+# Built once, as are the two below: building took longer than running (a third of a deal).
 _EARLIER = (series.earlier_wins(1), series.earlier_wins(2))
 _LOAD = select(Match, *_EARLIER).options(selectinload(Match.deals))
+_ONE = _LOAD.where(Match.id == bindparam("match_id"), Match.owner == bindparam("owner"))
+_LOCKED = _ONE.with_for_update(of=Match)
 
 
 def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Stored:
     """One of this browser's matches; another browser's is not found, as a missing one."""
-    statement = _LOAD.where(Match.id == match_id, Match.owner == owner)
-    if for_update:
-        statement = statement.with_for_update(of=Match)
-    found = None if owner is None else db.session.execute(statement).one_or_none()
+    statement = _LOCKED if for_update else _ONE
+    found = None
+    if owner is not None:
+        found = db.session.execute(statement, {"match_id": match_id, "owner": owner}).one_or_none()
     if found is None:
         raise MatchNotFound.with_id(match_id)
     return _stored(found[0], (found[1], found[2]))
@@ -124,16 +126,19 @@ def save(stored: Stored, *, at: datetime) -> None:
             each.number += RENUMBERING
         db.session.flush()
     for number, (deal, found) in enumerate(wanted, 1):
-        each = found or Deal(number=number, created_at=deal.created_at, request_id=deal.request_id)
         if found is None:
-            row.deals.append(each)
-            stored._rows[id(deal)] = each
-        each.number = number
-        each.player, each.outcome, each.points = deal.player, deal.outcome.value, deal.points
-        each.rules, each.corrected_at = deal.rules, deal.corrected_at
+            found = Deal(created_at=deal.created_at, request_id=deal.request_id, rules=deal.rules)
+            row.deals.append(found)
+            stored._rows[id(deal)] = found
+        # Only what changed is set: setting a column costs, even to the same value.
+        values = (number, deal.player, deal.outcome.value, deal.points, deal.corrected_at)
+        if values != (found.number, found.player, found.outcome, found.points, found.corrected_at):
+            found.number, found.player, found.outcome, found.points, found.corrected_at = values
     other_series = (row.game, row.names) != (match.game.name, match.names)
     row.player1, row.player2 = match.names
-    row.target, row.first_dealer, row.rules = match.target, match.first_dealer, match.rules
+    row.target, row.first_dealer = match.target, match.first_dealer
+    if row.rules != match.rules:
+        row.rules = match.rules
     row.won_by = match.winner  # series.py counts games by these two
     row.marks = match.marks or None
     row.game = match.game.name

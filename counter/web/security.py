@@ -48,7 +48,7 @@ class SessionCookies(SecureCookieSessionInterface):
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
 
     def should_set_cookie(self, app: Flask, session: SessionMixin) -> bool:
-        return not stale_cookie() and super().should_set_cookie(app, session)
+        return super().should_set_cookie(app, session) and not stale_cookie()
 
 
 class ReachedHost:
