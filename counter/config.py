@@ -108,8 +108,7 @@ def configure(
 def from_environment(
     environ: Mapping[str, str], defaults: Mapping[str, Any]
 ) -> tuple[dict[str, Any], list[str]]:
-    """The settings the environment gives, and the old names it gives them by (a setting whose
-    default is a number or true/false is read as one, a list comma-separated)."""
+    """The settings the environment gives (typed as their defaults), and the old names used."""
     old = sorted(
         name
         for name in environ
@@ -158,8 +157,7 @@ def database_url(url: str) -> str:
 
 
 def create_private_file(url: str) -> None:
-    """Create the SQLite file, if none, readable by its owner alone (it holds the players'
-    names); SQLite gives its -wal and -shm files the same mode."""
+    """Create the SQLite file readable by its owner alone: it holds the players' names."""
     database = make_url(url).database
     if not database or database == ":memory:" or database.startswith("file:"):
         return
@@ -168,9 +166,7 @@ def create_private_file(url: str) -> None:
 
 
 def engine_options(url: str, configured: Mapping[str, Any]) -> dict[str, Any]:
-    """Those configured, over ours: parameters (browser keys) kept out of errors and logs;
-    for PostgreSQL a 503 within 3 s when the database does not answer, and a connection the
-    server closed replaced unseen."""
+    """Those configured, over ours: browser keys kept out of logs, PostgreSQL's 503 within 3 s."""
     options = {"hide_parameters": True, **configured}
     if url.startswith("postgresql"):
         options.setdefault("pool_pre_ping", True)

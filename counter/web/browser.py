@@ -97,8 +97,7 @@ def owner_of(match_id: int, *, reading: bool = False) -> str:
 
 
 def counter_of(match_id: int | None) -> str:
-    """The counter page a form about ``match_id`` goes back to: a table link's, if it came
-    by one, else this device's own."""
+    """The counter page a form about ``match_id`` goes back to: its table link's, or this one's."""
     if match_id is not None and (links := _table_links()):
         token = evenings.table_token(tokens=links, match_id=match_id)
         if token is not None:

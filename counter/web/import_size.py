@@ -16,7 +16,6 @@ MEGABYTE = 1_048_576
 # The largest file costs a worker some 60 MB: one at a time bounds a worker's memory.
 _one_import = threading.BoundedSemaphore(1)
 IMPORT_WAIT_SECONDS = 25  # within gunicorn's timeout (deploy/gunicorn.conf.py)
-DRAIN_MOST = MEGABYTE
 
 
 def import_limit() -> int:
@@ -52,7 +51,7 @@ def _finish_body(response: Response) -> Response:
     stream = request.__dict__.get("stream")  # the body as far as the app read it, if at all
     if not length or (stream is not None and stream.is_exhausted):
         return response
-    if length > max(DRAIN_MOST, request.max_content_length or 0):
+    if length > max(MEGABYTE, request.max_content_length or 0):
         response.headers["Connection"] = "close"
     elif stream is not None:
         stream.exhaust()

@@ -52,8 +52,7 @@ class SessionCookies(SecureCookieSessionInterface):
 
 
 class ReachedHost:
-    """WSGI middleware, inside ProxyFix: ``Host`` becomes its name in lower case, and the port
-    the request truly reached (none if the scheme's own), never one the ``Host`` claims."""
+    """WSGI middleware, inside ProxyFix: ``Host`` in lower case, with the port truly reached."""
 
     def __init__(self, app: WSGIApplication, *, proxies: int) -> None:
         self.app = app
