@@ -138,10 +138,8 @@ def outcomes() -> dict[str, Any]:
 def _dealer_after(choice: NextDealer) -> dict[str, str]:
     """Who deals after a won deal and after a tie under ``choice``, as roles."""
     rules = dataclasses.replace(DEFAULT_RULES, next_dealer=choice)
-    deals = {
-        "won": [DealResult(receiver, Outcome.NORMAL, 1, rules) for receiver in SEATS],
-        "tie": [DealResult(None, Outcome.TIE, 0, rules)],
-    }
+    won = [DealResult(receiver, Outcome.NORMAL, 1, rules) for receiver in SEATS]
+    deals = {"won": won, "tie": [DealResult(None, Outcome.TIE, 0, rules)]}
     return {
         kind: _role(
             [(next_dealer(dealer, deal), dealer, deal.player) for dealer in SEATS for deal in each]

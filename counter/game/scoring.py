@@ -3,7 +3,7 @@
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, reduce
 from itertools import accumulate
 from typing import Any, Literal
 
@@ -165,7 +165,6 @@ class HouseRules:
         return {switch.name: getattr(self, switch.name).value for switch in self.switches()}
 
     def points(self, outcome: Outcome) -> int:
-        """Game points the receiving player gets for ``outcome`` under these rules."""
         closed = outcome in (Outcome.FAILED_CLOSE, Outcome.FAILED_CLOSE_NO_TRICK)
         if closed and self.failed_close is not FailedClose.BY_TRICKS:
             return 3 if self.failed_close is FailedClose.ALWAYS_3 else 2
@@ -294,8 +293,7 @@ class Standing:
         )
 
     def after(self, deal: DealResult, shown: Shown = lambda score, _target: score) -> "Standing":
-        """The standing once ``deal`` is added; refused if the match is over, with the score
-        as ``shown`` says it (a game's :meth:`~counter.game.games.Game.shown`)."""
+        """The standing once ``deal`` is added; refused, scored as ``shown``, once it is won."""
         winner = self.winner
         if winner is not None:
             raise MatchFinished(
@@ -309,8 +307,7 @@ class Standing:
         return Standing((first, second), self.target, self.names)
 
     def with_target(self, target: int, *, play_on: bool = False) -> "Standing":
-        """The standing under ``target``; refused if that would end the match now, or (without
-        ``play_on``) take a finished match's win back."""
+        """The standing under ``target``; refused if it ends the match or reopens a won one."""
         if target == self.target:
             return self
         winner = self.winner
@@ -406,14 +403,7 @@ def standing(
     deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
     """The standing after ``deals``; refused after the match is won (:class:`MatchFinished`)."""
-    # Summed here, not through Standing.after: it runs behind every view of a match.
-    scores = [0, 0]
-    for deal in deals:
-        if reaches(max(scores), target):
-            Standing((scores[0], scores[1]), target, names).after(deal)  # refused there
-        if deal.player is not None:
-            scores[deal.player - 1] += deal.points
-    return Standing((scores[0], scores[1]), target, names)
+    return reduce(Standing.after, deals, Standing((0, 0), target, names))
 
 
 def replay(
@@ -442,7 +432,6 @@ def replay(
 
 
 def check_room(deal_count: int) -> None:
-    """Refuse one more deal for a match that already holds :data:`MAX_DEALS_PER_MATCH`."""
     if deal_count >= MAX_DEALS_PER_MATCH:
         raise TooManyDeals(
             N_("This match already has %(most)s deals, the most the counter keeps in one."),
