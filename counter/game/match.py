@@ -38,14 +38,6 @@ class DealsChanged(Conflict):
     """A deal that followed another number of deals than the match has (another phone's)."""
 
 
-class FirstDealerFixed(Conflict):
-    """Who dealt first was to change after the first deal."""
-
-
-class GameFixed(Conflict):
-    """The game of a match was to change after its first deal."""
-
-
 @dataclass
 class Deal:
     """One deal's game points for the player who received them (none for a tie)."""
@@ -209,12 +201,12 @@ class Match:
     ) -> None:
         """Change settings: a preset or new game brings its target and rules; changes amend."""
         if first_dealer is not None and first_dealer != self.first_dealer and self.deals:
-            raise FirstDealerFixed(N_("Who dealt first can only be changed before the first deal."))
+            raise Conflict(N_("Who dealt first can only be changed before the first deal."))
         if game is None:
             game = self.game if preset is None else preset.game
         game = GAMES[GameName(game)] if isinstance(game, str) else game
         if game != self.game and self.deals:
-            raise GameFixed(N_("The game can only be changed before the first deal."))
+            raise Conflict(N_("The game can only be changed before the first deal."))
         settings: Preset | Game | Match = preset or (self if game == self.game else game)
         target = settings.target if target is None else target
         if not isinstance(rules, HouseRules):

@@ -233,20 +233,8 @@ class MatchFinished(Conflict):
     """A deal was offered to a match that already has a winner."""
 
 
-class TargetWouldEndMatch(Conflict):
-    """A target switch that a player's score has already reached."""
-
-
 class TargetWouldReopenMatch(Conflict):
     """A higher target for a finished match, asked without saying to play on."""
-
-
-class CorrectionWouldEndMatch(Conflict):
-    """A corrected deal list in which the match is won before its last deal."""
-
-
-class TooManyDeals(Conflict):
-    """A match that already holds as many deals as the counter keeps in one."""
 
 
 @dataclass(frozen=True)
@@ -323,7 +311,7 @@ class Standing:
             )
         for seat in SEATS:
             if reaches(self.score(seat), target):
-                raise TargetWouldEndMatch(
+                raise Conflict(
                     N_(
                         "%(name)s already has %(points)s game points, "
                         "so a target of %(target)s would end the match at once."
@@ -411,7 +399,7 @@ def replay(
 ) -> Standing:
     """The standing of a corrected list of deals, refused if too long or won before its end."""
     if len(deals) > MAX_DEALS_PER_MATCH:
-        raise TooManyDeals(
+        raise Conflict(
             N_("A match keeps at most %(most)s deals; this one would have %(count)s."),
             most=MAX_DEALS_PER_MATCH,
             count=len(deals),
@@ -421,7 +409,7 @@ def replay(
         try:
             current = current.after(deal)
         except MatchFinished:
-            raise CorrectionWouldEndMatch(
+            raise Conflict(
                 N_(
                     "With that change the match would already be won at deal %(number)s, "
                     "and deals were recorded after it. Correct or delete those first."
@@ -433,7 +421,7 @@ def replay(
 
 def check_room(deal_count: int) -> None:
     if deal_count >= MAX_DEALS_PER_MATCH:
-        raise TooManyDeals(
+        raise Conflict(
             N_("This match already has %(most)s deals, the most the counter keeps in one."),
             most=MAX_DEALS_PER_MATCH,
         )
