@@ -57,8 +57,6 @@ class Deal:
 
 @dataclass
 class Match:
-    """A run of deals between two players until one reaches the target."""
-
     uid: str
     names: tuple[str, str]
     created_at: datetime
@@ -213,7 +211,7 @@ class Match:
             rules = changed_rules(settings.rules, rules or {})
         game.check_target(target)
         game.check_rules(rules)
-        now = Standing(self.standing.scores, self.target, self.names if names is None else names)
-        now = now.with_target(target, play_on=play_on)
-        self.names, self.target, self.rules, self.game = now.names, now.target, rules, game
+        names = self.names if names is None else names
+        Standing(self.standing.scores, self.target, names).with_target(target, play_on=play_on)
+        self.names, self.target, self.rules, self.game = names, target, rules, game
         self.first_dealer = self.first_dealer if first_dealer is None else first_dealer

@@ -131,8 +131,6 @@ RULE_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
 
 @dataclass(frozen=True)
 class Switch:
-    """One house rule as forms, the API and the database see it."""
-
     name: str
     kind: type[StrEnum]
     default: StrEnum
@@ -154,7 +152,6 @@ class HouseRules:
     @staticmethod
     @cache
     def switches() -> tuple[Switch, ...]:
-        """Every house rule, in the order forms show them."""
         return tuple(
             Switch(name, type(default), default, *RULE_WORDS[name])
             for name, default in vars(HouseRules()).items()
@@ -249,8 +246,6 @@ class DealResult:
 
 @dataclass(frozen=True)
 class Standing:
-    """The match after some deals: both totals and whether someone has won."""
-
     scores: tuple[int, int]
     target: int
     names: tuple[str, str] = ("1", "2")
@@ -326,7 +321,6 @@ class Standing:
 def score_deal(
     player: Seat | None, outcome: Outcome, rules: HouseRules = DEFAULT_RULES
 ) -> DealResult:
-    """Score one deal for the player who receives the game points (none for a tie)."""
     if outcome is Outcome.TIE:
         if rules.ties is Ties.NOT_RECORDED:
             raise Invalid(N_("Tied deals are not recorded under this match's house rules."))
@@ -390,7 +384,6 @@ def running_totals(
 def standing(
     deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
-    """The standing after ``deals``; refused after the match is won (:class:`MatchFinished`)."""
     return reduce(Standing.after, deals, Standing((0, 0), target, names))
 
 
@@ -406,16 +399,15 @@ def replay(
         )
     current = Standing((0, 0), target, names)
     for number, deal in enumerate(deals):
-        try:
-            current = current.after(deal)
-        except MatchFinished:
+        if current.finished:
             raise Conflict(
                 N_(
                     "With that change the match would already be won at deal %(number)s, "
                     "and deals were recorded after it. Correct or delete those first."
                 ),
                 number=number,
-            ) from None
+            )
+        current = current.after(deal)
     return current
 
 
