@@ -144,7 +144,6 @@ def game_of(rules: HouseRules) -> Game:
     return GAMES[GameName.SIXTY_SIX] if rules == old_sixty_six else SANTASE
 
 
-# The matches a player must win to take a session.
 SESSION_WINS = {Session.ONE: 1, Session.BEST_OF_THREE: 2}
 
 

@@ -97,7 +97,6 @@ class Match:
 
     @property
     def finished_at(self) -> datetime | None:
-        """When the deal that won the match was recorded."""
         return self.deals[-1].created_at if self.winner is not None else None
 
     def recorded_by(self, request_id: str) -> Deal | None:
