@@ -276,7 +276,7 @@ class Standing:
         )
 
     def after(self, deal: DealResult, shown: Shown = lambda score, _target: score) -> "Standing":
-        """The standing once ``deal`` is added; refused, scored as ``shown``, once it is won."""
+        """The standing once ``deal`` is added; refused once won (the score as ``shown`` says)."""
         winner = self.winner
         if winner is not None:
             raise MatchFinished(
