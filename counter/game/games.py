@@ -66,7 +66,6 @@ class Game:
         return (default, *(choice for choice in type(default) if choice is not default))
 
     def check_rules(self, rules: HouseRules) -> None:
-        """Refuse house rules this game is not played with."""
         for switch in HouseRules.switches():
             choice = getattr(rules, switch.name)
             if choice not in self.choices(switch.name):
@@ -87,7 +86,6 @@ class Game:
             )
 
     def shown(self, score: int, target: int) -> int:
-        """A score as the players of this game say it."""
         return SHOWN[self.counting](score, target)
 
     def marks(self, standing: Standing, rules: HouseRules) -> int:
@@ -99,7 +97,6 @@ class Game:
         return 2 if to_nil and rules.shutout is Shutout.TWICE else 1
 
     def tallied(self, standing: Standing) -> Seat | None:
-        """The seat whose count the finished match adds to."""
         winner = standing.winner
         return None if winner is None else TALLIES[self.tally](winner)
 
@@ -147,7 +144,6 @@ def game_of(rules: HouseRules) -> Game:
     return GAMES[GameName.SIXTY_SIX] if rules == old_sixty_six else SANTASE
 
 
-# The matches a player must win to take a session.
 SESSION_WINS = {Session.ONE: 1, Session.BEST_OF_THREE: 2}
 
 
@@ -173,6 +169,5 @@ def session_standing(
 
 
 def session_winner(standing: tuple[int, int] | None) -> Seat | None:
-    """The seat that has won its best of three, if any."""
     needed = SESSION_WINS[Session.BEST_OF_THREE]
     return next((seat for seat in SEATS if standing and standing[seat - 1] >= needed), None)

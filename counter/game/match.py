@@ -38,14 +38,6 @@ class DealsChanged(Conflict):
     """A deal that followed another number of deals than the match has (another phone's)."""
 
 
-class FirstDealerFixed(Conflict):
-    """Who dealt first was to change after the first deal."""
-
-
-class GameFixed(Conflict):
-    """The game of a match was to change after its first deal."""
-
-
 @dataclass
 class Deal:
     """One deal's game points for the player who received them (none for a tie)."""
@@ -65,8 +57,6 @@ class Deal:
 
 @dataclass
 class Match:
-    """A run of deals between two players until one reaches the target."""
-
     uid: str
     names: tuple[str, str]
     created_at: datetime
@@ -107,7 +97,6 @@ class Match:
 
     @property
     def finished_at(self) -> datetime | None:
-        """When the deal that won the match was recorded."""
         return self.deals[-1].created_at if self.winner is not None else None
 
     def recorded_by(self, request_id: str) -> Deal | None:
@@ -122,8 +111,7 @@ class Match:
         request_id: str | None = None,
         after: int | None = None,
     ) -> Deal | None:
-        """Add a deal under the match's rules of now; None when ``request_id`` recorded
-        this very deal already (a retry). ``after``: how many deals the phone knew of."""
+        """Add a deal under the rules of now; None for a retry. ``after``: the deals seen."""
         result = scoring.score_deal(seat, outcome, self.rules)
         if request_id is not None and (found := self.recorded_by(request_id)) is not None:
             if (found.player, found.outcome) != (result.player, result.outcome):
@@ -153,8 +141,7 @@ class Match:
         return deal
 
     def undo(self, *, number: int | None = None, request_id: str | None = None) -> Deal | None:
-        """Take back the last deal (only deal ``number``, or the deal of ``request_id``);
-        None when no deal of ``request_id`` is left: it was taken back already."""
+        """Take back the last deal (if it is ``number``'s or ``request_id``'s); None if gone."""
         found = None if request_id is None else self.recorded_by(request_id)
         if request_id is not None and found is None:
             return None
@@ -176,8 +163,7 @@ class Match:
     def correct(
         self, number: int, *, seat: Seat | None, outcome: Outcome | None, at: datetime
     ) -> Deal:
-        """Change who received a past deal's points and why, under the rules it was recorded
-        with (none for ``seat`` keeps its player, unless it becomes a tie)."""
+        """Rescore a past deal under its own rules (no ``seat``: its player, unless a tie)."""
         deal = self.deal(number)
         kind = deal.outcome if outcome is None else outcome
         if seat is None and kind is not Outcome.TIE:
@@ -210,24 +196,21 @@ class Match:
         play_on: bool = False,
         game: Game | GameName | None = None,
     ) -> None:
-        """Change the names, target, house rules (from the next deal), who deals first or the
-        game: a preset or a new game brings its own rules and target unless they are given;
-        rule changes apply to the preset's rules, else the new game's, else the match's."""
+        """Change settings: a preset or new game brings its target and rules; changes amend."""
         if first_dealer is not None and first_dealer != self.first_dealer and self.deals:
-            raise FirstDealerFixed(N_("Who dealt first can only be changed before the first deal."))
-        if isinstance(game, str):
-            game = GAMES[GameName(game)]
+            raise Conflict(N_("Who dealt first can only be changed before the first deal."))
         if game is None:
-            game = self.game if preset is None else GAMES[preset.game]
+            game = self.game if preset is None else preset.game
+        game = GAMES[GameName(game)] if isinstance(game, str) else game
         if game != self.game and self.deals:
-            raise GameFixed(N_("The game can only be changed before the first deal."))
+            raise Conflict(N_("The game can only be changed before the first deal."))
         settings: Preset | Game | Match = preset or (self if game == self.game else game)
         target = settings.target if target is None else target
         if not isinstance(rules, HouseRules):
             rules = changed_rules(settings.rules, rules or {})
         game.check_target(target)
         game.check_rules(rules)
-        now = Standing(self.standing.scores, self.target, self.names if names is None else names)
-        now = now.with_target(target, play_on=play_on)
-        self.names, self.target, self.rules, self.game = now.names, now.target, rules, game
+        names = self.names if names is None else names
+        Standing(self.standing.scores, self.target, names).with_target(target, play_on=play_on)
+        self.names, self.target, self.rules, self.game = names, target, rules, game
         self.first_dealer = self.first_dealer if first_dealer is None else first_dealer

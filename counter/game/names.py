@@ -21,14 +21,10 @@ _IGNORABLE = re.compile(
 _EMOJI_GLUE = {ZERO_WIDTH_JOINER, *map(chr, range(0xFE00, 0xFE10))}
 
 
-def _ignorable(char: str) -> bool:
-    return unicodedata.category(char) == "Cf" or _IGNORABLE.match(char) is not None
-
-
 def _visible(name: str) -> str:
     kept: list[str] = []
     for char in name:
-        if not _ignorable(char):
+        if unicodedata.category(char) != "Cf" and not _IGNORABLE.match(char):
             kept.append(char)
         elif char in _EMOJI_GLUE and kept and unicodedata.category(kept[-1]) in {"So", "Sk"}:
             kept.append(char)  # ❤️, 👩‍👧: part of the emoji before it

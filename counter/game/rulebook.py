@@ -41,9 +41,6 @@ ROLES: dict[str, Callable[[Seat, Seat | None], Seat | None]] = {
 COMPARISONS: dict[str, Callable[[int, int], bool]] = {
     "at_least": lambda score, target: score >= target
 }
-# How the games of a series carry over: same game, same two names, either seat
-# (counter.storage.series).
-SERIES = "same_game_and_names_either_seat"
 
 
 @cache
@@ -61,7 +58,7 @@ def for_the_script() -> dict[str, Any]:
                 for score in (target - 1, target, target + 1)
             ),
         ),
-        "series": SERIES,
+        "series": "same_game_and_names_either_seat",  # as counter.storage.series carries over
         "games": {game.name.value: _game(game) for game in GAMES.values()},
     }
 
@@ -115,8 +112,7 @@ def _every_outcome_under(**changes: Any) -> dict[str, dict[str, Any]]:
 
 
 def outcomes() -> dict[str, Any]:
-    """Each outcome under the default rules, and under each rule's choices those it decides (no
-    outcome is decided by two, so any combination folds: tests/unit/test_rulebook.py)."""
+    """Each outcome by default, and those each rule's choices decide (never two rules one)."""
     default = _every_outcome_under()
     choices: dict[str, dict[str, dict[str, Any]]] = {}
     for switch in HouseRules.switches():
@@ -124,9 +120,7 @@ def outcomes() -> dict[str, Any]:
             choice.value: _every_outcome_under(**{switch.name: choice}) for choice in switch.kind
         }
         decided = sorted(
-            outcome
-            for outcome in default
-            if len({repr(each[outcome]) for each in under.values()}) > 1
+            name for name in default if any(each[name] != default[name] for each in under.values())
         )
         choices[switch.name] = {
             choice: {outcome: each[outcome] for outcome in decided}
@@ -138,10 +132,8 @@ def outcomes() -> dict[str, Any]:
 def _dealer_after(choice: NextDealer) -> dict[str, str]:
     """Who deals after a won deal and after a tie under ``choice``, as roles."""
     rules = dataclasses.replace(DEFAULT_RULES, next_dealer=choice)
-    deals = {
-        "won": [DealResult(receiver, Outcome.NORMAL, 1, rules) for receiver in SEATS],
-        "tie": [DealResult(None, Outcome.TIE, 0, rules)],
-    }
+    won = [DealResult(receiver, Outcome.NORMAL, 1, rules) for receiver in SEATS]
+    deals = {"won": won, "tie": [DealResult(None, Outcome.TIE, 0, rules)]}
     return {
         kind: _role(
             [(next_dealer(dealer, deal), dealer, deal.player) for dealer in SEATS for deal in each]

@@ -3,7 +3,7 @@
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, reduce
 from itertools import accumulate
 from typing import Any, Literal
 
@@ -131,8 +131,6 @@ RULE_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
 
 @dataclass(frozen=True)
 class Switch:
-    """One house rule as forms, the API and the database see it."""
-
     name: str
     kind: type[StrEnum]
     default: StrEnum
@@ -154,7 +152,6 @@ class HouseRules:
     @staticmethod
     @cache
     def switches() -> tuple[Switch, ...]:
-        """Every house rule, in the order forms show them."""
         return tuple(
             Switch(name, type(default), default, *RULE_WORDS[name])
             for name, default in vars(HouseRules()).items()
@@ -165,7 +162,6 @@ class HouseRules:
         return {switch.name: getattr(self, switch.name).value for switch in self.switches()}
 
     def points(self, outcome: Outcome) -> int:
-        """Game points the receiving player gets for ``outcome`` under these rules."""
         closed = outcome in (Outcome.FAILED_CLOSE, Outcome.FAILED_CLOSE_NO_TRICK)
         if closed and self.failed_close is not FailedClose.BY_TRICKS:
             return 3 if self.failed_close is FailedClose.ALWAYS_3 else 2
@@ -234,20 +230,8 @@ class MatchFinished(Conflict):
     """A deal was offered to a match that already has a winner."""
 
 
-class TargetWouldEndMatch(Conflict):
-    """A target switch that a player's score has already reached."""
-
-
 class TargetWouldReopenMatch(Conflict):
     """A higher target for a finished match, asked without saying to play on."""
-
-
-class CorrectionWouldEndMatch(Conflict):
-    """A corrected deal list in which the match is won before its last deal."""
-
-
-class TooManyDeals(Conflict):
-    """A match that already holds as many deals as the counter keeps in one."""
 
 
 @dataclass(frozen=True)
@@ -262,8 +246,6 @@ class DealResult:
 
 @dataclass(frozen=True)
 class Standing:
-    """The match after some deals: both totals and whether someone has won."""
-
     scores: tuple[int, int]
     target: int
     names: tuple[str, str] = ("1", "2")
@@ -294,8 +276,7 @@ class Standing:
         )
 
     def after(self, deal: DealResult, shown: Shown = lambda score, _target: score) -> "Standing":
-        """The standing once ``deal`` is added; refused if the match is over, with the score
-        as ``shown`` says it (a game's :meth:`~counter.game.games.Game.shown`)."""
+        """The standing once ``deal`` is added; refused once won (the score as ``shown`` says)."""
         winner = self.winner
         if winner is not None:
             raise MatchFinished(
@@ -309,8 +290,7 @@ class Standing:
         return Standing((first, second), self.target, self.names)
 
     def with_target(self, target: int, *, play_on: bool = False) -> "Standing":
-        """The standing under ``target``; refused if that would end the match now, or (without
-        ``play_on``) take a finished match's win back."""
+        """The standing under ``target``; refused if it ends the match or reopens a won one."""
         if target == self.target:
             return self
         winner = self.winner
@@ -326,7 +306,7 @@ class Standing:
             )
         for seat in SEATS:
             if reaches(self.score(seat), target):
-                raise TargetWouldEndMatch(
+                raise Conflict(
                     N_(
                         "%(name)s already has %(points)s game points, "
                         "so a target of %(target)s would end the match at once."
@@ -341,7 +321,6 @@ class Standing:
 def score_deal(
     player: Seat | None, outcome: Outcome, rules: HouseRules = DEFAULT_RULES
 ) -> DealResult:
-    """Score one deal for the player who receives the game points (none for a tie)."""
     if outcome is Outcome.TIE:
         if rules.ties is Ties.NOT_RECORDED:
             raise Invalid(N_("Tied deals are not recorded under this match's house rules."))
@@ -405,15 +384,7 @@ def running_totals(
 def standing(
     deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
-    """The standing after ``deals``; refused after the match is won (:class:`MatchFinished`)."""
-    # Summed here, not through Standing.after: it runs behind every view of a match.
-    scores = [0, 0]
-    for deal in deals:
-        if reaches(max(scores), target):
-            Standing((scores[0], scores[1]), target, names).after(deal)  # refused there
-        if deal.player is not None:
-            scores[deal.player - 1] += deal.points
-    return Standing((scores[0], scores[1]), target, names)
+    return reduce(Standing.after, deals, Standing((0, 0), target, names))
 
 
 def replay(
@@ -421,30 +392,28 @@ def replay(
 ) -> Standing:
     """The standing of a corrected list of deals, refused if too long or won before its end."""
     if len(deals) > MAX_DEALS_PER_MATCH:
-        raise TooManyDeals(
+        raise Conflict(
             N_("A match keeps at most %(most)s deals; this one would have %(count)s."),
             most=MAX_DEALS_PER_MATCH,
             count=len(deals),
         )
     current = Standing((0, 0), target, names)
     for number, deal in enumerate(deals):
-        try:
-            current = current.after(deal)
-        except MatchFinished:
-            raise CorrectionWouldEndMatch(
+        if current.finished:
+            raise Conflict(
                 N_(
                     "With that change the match would already be won at deal %(number)s, "
                     "and deals were recorded after it. Correct or delete those first."
                 ),
                 number=number,
-            ) from None
+            )
+        current = current.after(deal)
     return current
 
 
 def check_room(deal_count: int) -> None:
-    """Refuse one more deal for a match that already holds :data:`MAX_DEALS_PER_MATCH`."""
     if deal_count >= MAX_DEALS_PER_MATCH:
-        raise TooManyDeals(
+        raise Conflict(
             N_("This match already has %(most)s deals, the most the counter keeps in one."),
             most=MAX_DEALS_PER_MATCH,
         )

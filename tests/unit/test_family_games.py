@@ -16,8 +16,8 @@ from counter.game.games import (
     session_winner,
     sessions,
 )
-from counter.game.match import GameFixed, Match
-from counter.game.refusals import Invalid
+from counter.game.match import Match
+from counter.game.refusals import Conflict, Invalid
 from counter.game.scoring import (
     PRESETS,
     FailedClose,
@@ -113,9 +113,9 @@ def test_schnapsen_is_played_to_7_only() -> None:
 
 def test_the_game_is_chosen_before_the_first_deal() -> None:
     match = a_match(GameName.SANTASE, (1, Outcome.NORMAL))
-    with pytest.raises(GameFixed):
+    with pytest.raises(Conflict, match="The game can only be changed"):
         match.change(game=SCHNAPSEN)
-    with pytest.raises(GameFixed):
+    with pytest.raises(Conflict, match="The game can only be changed"):
         match.change(preset=PRESETS["schnapsen"])
     assert match.game == SANTASE
 

@@ -11,23 +11,20 @@ from counter.game.games import GAMES
 from counter.game.match import (
     DealNotFound,
     DealsChanged,
-    FirstDealerFixed,
     Match,
     NothingToUndo,
     RequestReused,
 )
+from counter.game.refusals import Conflict
 from counter.game.scoring import (
     PRESETS,
-    CorrectionWouldEndMatch,
     GameName,
     HouseRules,
     MatchFinished,
     NextDealer,
     Outcome,
-    TargetWouldEndMatch,
     TargetWouldReopenMatch,
     Ties,
-    TooManyDeals,
 )
 
 AT = datetime(2026, 12, 2, 20, 0, tzinfo=UTC)
@@ -138,7 +135,7 @@ def test_a_match_holds_a_bounded_number_of_deals() -> None:
     match = a_match(rules=HouseRules(ties=Ties.NO_POINTS))
     for _ in range(scoring.MAX_DEALS_PER_MATCH):
         match.record(None, Outcome.TIE, at=AT)
-    with pytest.raises(TooManyDeals):
+    with pytest.raises(Conflict, match=f"already has {scoring.MAX_DEALS_PER_MATCH} deals"):
         match.record(None, Outcome.TIE, at=AT)
 
 
@@ -189,7 +186,7 @@ def test_a_correction_that_changes_nothing_is_not_noted() -> None:
 def test_a_correction_that_would_win_the_match_before_its_last_deal_is_refused() -> None:
     deals = [(1, Outcome.SCHWARZ)] * 2 + [(2, Outcome.NORMAL)] * 2
     match = a_match(*deals, target=7)  # 6:2
-    with pytest.raises(CorrectionWouldEndMatch):
+    with pytest.raises(Conflict, match="already be won at deal 3"):
         match.correct(3, seat=1, outcome=Outcome.NORMAL, at=LATER)  # 7 at deal 3 of 4
     assert match.standing.scores == (6, 2)
 
@@ -224,7 +221,7 @@ def test_a_target_given_beside_a_preset_is_the_one_kept() -> None:
 
 def test_a_target_a_score_already_reaches_is_refused() -> None:
     match = a_match(*[(1, Outcome.SCHWARZ)] * 3)
-    with pytest.raises(TargetWouldEndMatch):
+    with pytest.raises(Conflict, match="target of 7 would end the match"):
         match.change(target=7)
     assert match.target == 11
 
@@ -241,7 +238,7 @@ def test_who_deals_first_changes_only_before_the_first_deal() -> None:
     match = a_match()
     match.change(first_dealer=2)
     match.record(1, Outcome.NORMAL, at=AT)
-    with pytest.raises(FirstDealerFixed):
+    with pytest.raises(Conflict, match="Who dealt first can only be changed"):
         match.change(first_dealer=1)
     assert match.first_dealer == 2
 

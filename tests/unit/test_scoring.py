@@ -5,14 +5,13 @@ from __future__ import annotations
 import pytest
 
 from counter.game import parsing, scoring
-from counter.game.refusals import Refusal
+from counter.game.refusals import Conflict, Refusal
 from counter.game.scoring import (
     DealResult,
     HouseRules,
     MatchFinished,
     Outcome,
     Standing,
-    TargetWouldEndMatch,
     TargetWouldReopenMatch,
     running_totals,
     score_deal,
@@ -151,7 +150,7 @@ def test_playing_on_to_a_higher_target_takes_the_win_back() -> None:
 def test_a_target_switch_that_would_end_the_match_is_refused(
     scores: tuple[int, int], old: int, new: int
 ) -> None:
-    with pytest.raises(TargetWouldEndMatch, match=f"target of {new} would end the match"):
+    with pytest.raises(Conflict, match=f"target of {new} would end the match"):
         Standing(scores, old, ("Ivan", "Maria")).with_target(new)
 
 
@@ -202,7 +201,7 @@ def test_a_correction_may_finish_the_match_at_its_last_deal() -> None:
 
 def test_a_correction_that_wins_the_match_before_its_last_deal_is_refused() -> None:
     deals = [score_deal(1, Outcome.SCHWARZ)] * 3 + [score_deal(2, Outcome.NORMAL)]
-    with pytest.raises(scoring.CorrectionWouldEndMatch, match="already be won at deal 3"):
+    with pytest.raises(Conflict, match="already be won at deal 3"):
         scoring.replay(deals, 7)
 
 
@@ -400,6 +399,6 @@ def test_a_deal_must_be_worth_what_its_rules_say(deal: DealResult, refused: bool
 
 
 def test_a_match_keeps_a_bounded_number_of_deals() -> None:
-    with pytest.raises(scoring.TooManyDeals):
+    with pytest.raises(Conflict, match=f"already has {scoring.MAX_DEALS_PER_MATCH} deals"):
         scoring.check_room(scoring.MAX_DEALS_PER_MATCH)
     scoring.check_room(scoring.MAX_DEALS_PER_MATCH - 1)
