@@ -47,19 +47,6 @@ def export_document(*, owner: str | None) -> Iterator[str]:
 
 
 def _exported(match: game.Match) -> dict[str, Any]:
-    deals = []
-    for number, deal in enumerate(match.deals, 1):
-        exported: dict[str, Any] = {
-            "number": number,
-            "player": deal.player,
-            "outcome": deal.outcome.value,
-            "points": deal.points,
-            "created_at": iso_utc(deal.created_at),
-            "corrected_at": iso_utc(deal.corrected_at),
-        }
-        if deal.rules != match.rules:  # recorded before the rules were changed
-            exported["rules"] = deal.rules.as_dict()
-        deals.append(exported)
     return {
         "uid": match.uid,
         "game": match.game.name.value,
@@ -68,7 +55,19 @@ def _exported(match: game.Match) -> dict[str, Any]:
         "rules": match.rules.as_dict(),
         "first_dealer": match.first_dealer,
         "created_at": iso_utc(match.created_at),
-        "deals": deals,
+        "deals": [
+            {
+                "number": number,
+                "player": deal.player,
+                "outcome": deal.outcome.value,
+                "points": deal.points,
+                "created_at": iso_utc(deal.created_at),
+                "corrected_at": iso_utc(deal.corrected_at),
+                # A deal recorded before the match's rules were changed keeps its own.
+                **({"rules": deal.rules.as_dict()} if deal.rules != match.rules else {}),
+            }
+            for number, deal in enumerate(match.deals, 1)
+        ],
     }
 
 

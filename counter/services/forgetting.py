@@ -20,13 +20,11 @@ from counter.storage.transactions import writes
 GRACE = timedelta(minutes=1)  # the same form sent again within it gets the same token
 
 
-def _fresh_token(secret: str, *parts: str) -> str:
-    """The new token, the same for the same form sent again with the same old cookie."""
-    return hmac.digest(secret.encode(), "\0".join(parts).encode(), "sha256").hex()[:32]
-
-
-def _asking(token: str, fresh: str) -> DeviceRow | None:
-    """The asking device, locked after its key; None if the same form was carried out."""
+def _asking(form: str, token: str, nonce: str, secret: str) -> tuple[str, DeviceRow | None]:
+    """Its new token, and the asking device locked after its key (None: form carried out)."""
+    # The same form sent again with the same old cookie gets the same new token.
+    parts = "\0".join((form, token, nonce)).encode()
+    fresh = hmac.digest(secret.encode(), parts, "sha256").hex()[:32]
     keys = db.session.execute(
         select(DeviceRow.owner, DeviceRow.home).where(DeviceRow.token == token)
     ).first()
@@ -40,10 +38,10 @@ def _asking(token: str, fresh: str) -> DeviceRow | None:
         replaced = db.session.scalar(select(DeviceRow.replaced_at).where(DeviceRow.token == token))
         if replaced is None or utcnow() - replaced > GRACE:
             raise Conflict(N_("This form was sent already. Open What we keep again to start over."))
-        return None
+        return fresh, None
     if row is None:
         raise Conflict(N_("This device's matches changed meanwhile. Reload the page."))
-    return row
+    return fresh, row
 
 
 def _give_token(row: DeviceRow, fresh: str) -> None:
@@ -58,8 +56,7 @@ def _give_token(row: DeviceRow, fresh: str) -> None:
 @writes
 def forget_others(*, token: str, nonce: str, secret: str) -> str:
     """Forget the devices this one may remove and every copy of its cookie; its new token."""
-    fresh = _fresh_token(secret, "forget", token, nonce)
-    row = _asking(token, fresh)
+    fresh, row = _asking("forget", token, nonce, secret)
     if row is None:
         return fresh
     owner = row.owner
@@ -81,8 +78,7 @@ def forget_others(*, token: str, nonce: str, secret: str) -> str:
 @writes
 def erase_everything(*, token: str, nonce: str, secret: str) -> tuple[str, int | None]:
     """Erase what this device may; its new token, and how many matches went (None: done before)."""
-    fresh = _fresh_token(secret, "erase", token, nonce)
-    row = _asking(token, fresh)
+    fresh, row = _asking("erase", token, nonce, secret)
     if row is None:
         return fresh, None
     owner, watched = row.owner, match_ids(owner=row.owner)
