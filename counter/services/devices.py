@@ -152,7 +152,9 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
 
 def leave(row: DeviceRow, *, owner: str, home: str | None = None, maker: int | None = None) -> None:
     """The device holds ``owner`` now, brought by ``maker``; its links to the old key stop."""
-    leaves(device_id=row.id)
+    # The devices it brought pass to its own maker.
+    brought = update(DeviceRow).where(DeviceRow.brought_by == row.id)
+    db.session.execute(brought.values(brought_by=row.brought_by))
     db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == row.id))
     row.owner, row.home, row.match_id, row.brought_by = owner, home, None, maker
 
@@ -177,14 +179,6 @@ def may_remove(*, owner: str, device_id: int) -> set[int]:
     while more := {device for device, maker in makers.items() if maker in mine} - mine:
         mine |= more
     return mine - {device_id}
-
-
-def leaves(*, device_id: int) -> None:
-    """The devices that ``device_id`` brought pass to its own maker, as it leaves."""
-    maker = select(DeviceRow.brought_by).where(DeviceRow.id == device_id).scalar_subquery()
-    db.session.execute(
-        update(DeviceRow).where(DeviceRow.brought_by == device_id).values(brought_by=maker)
-    )
 
 
 def let_go(*, owner: str, devices: Collection[int]) -> int:
