@@ -47,19 +47,6 @@ def export_document(*, owner: str | None) -> Iterator[str]:
 
 
 def _exported(match: game.Match) -> dict[str, Any]:
-    deals = []
-    for number, deal in enumerate(match.deals, 1):
-        exported: dict[str, Any] = {
-            "number": number,
-            "player": deal.player,
-            "outcome": deal.outcome.value,
-            "points": deal.points,
-            "created_at": iso_utc(deal.created_at),
-            "corrected_at": iso_utc(deal.corrected_at),
-        }
-        if deal.rules != match.rules:  # recorded before the rules were changed
-            exported["rules"] = deal.rules.as_dict()
-        deals.append(exported)
     return {
         "uid": match.uid,
         "game": match.game.name.value,
@@ -68,7 +55,19 @@ def _exported(match: game.Match) -> dict[str, Any]:
         "rules": match.rules.as_dict(),
         "first_dealer": match.first_dealer,
         "created_at": iso_utc(match.created_at),
-        "deals": deals,
+        "deals": [
+            {
+                "number": number,
+                "player": deal.player,
+                "outcome": deal.outcome.value,
+                "points": deal.points,
+                "created_at": iso_utc(deal.created_at),
+                "corrected_at": iso_utc(deal.corrected_at),
+                # A deal recorded before the match's rules were changed keeps its own.
+                **({"rules": deal.rules.as_dict()} if deal.rules != match.rules else {}),
+            }
+            for number, deal in enumerate(match.deals, 1)
+        ],
     }
 
 
@@ -88,6 +87,8 @@ def export_rows(*, owner: str | None) -> Iterator[ExportRow]:
 # and names some twenty keys: a file with more is refused before reading it costs memory.
 MOST_KEYS = 64
 MAX_BRACKETS = 2 * MAX_DEALS_PER_BROWSER + 3 * MAX_MATCHES + 2 * NAME_MAX_LENGTH * MAX_MATCHES + 10
+TOO_MANY_MATCHES = N_("The file holds %(count)s matches; one import takes at most %(most)s.")
+TOO_MANY_DEALS = N_("The file holds %(count)s deals; one import takes at most %(most)s.")
 
 
 def read_document(raw: bytes | str) -> list[game.Match]:
@@ -115,28 +116,20 @@ def read_document(raw: bytes | str) -> list[game.Match]:
         except Refusal as error:
             raise Invalid(N_("When the file was exported: %(problem)s"), problem=error) from None
     found = document["matches"]
-    if len(found) > MAX_MATCHES:
-        raise TooLarge(
-            N_("The file holds %(count)s matches; one import takes at most %(most)s."),
-            count=len(found),
-            most=MAX_MATCHES,
-        )
     lists = [m["deals"] for m in found if isinstance(m, dict) and isinstance(m.get("deals"), list)]
-    deals = sum(map(len, lists))
-    if deals > MAX_DEALS_PER_BROWSER:
-        raise TooLarge(
-            N_("The file holds %(count)s deals; one import takes at most %(most)s."),
-            count=deals,
-            most=MAX_DEALS_PER_BROWSER,
-        )
+    for count, most, message in (
+        (len(found), MAX_MATCHES, TOO_MANY_MATCHES),
+        (sum(map(len, lists)), MAX_DEALS_PER_BROWSER, TOO_MANY_DEALS),
+    ):
+        if count > most:
+            raise TooLarge(message, count=count, most=most)
     matches = []
     for index, match in enumerate(found):
         matches.append(_checked_match(index + 1, match))
         found[index] = None  # read: one copy of a big file in memory at a time, not two
     seen: dict[str, int] = {}
     for position, match in enumerate(matches, 1):
-        first = seen.setdefault(match.uid, position)
-        if first != position:
+        if (first := seen.setdefault(match.uid, position)) != position:
             raise Invalid(
                 N_("Matches %(first)s and %(second)s of the file have the same uid."),
                 first=first,
@@ -228,22 +221,20 @@ def import_matches(
         )
     report = preview(owner=owner, matches=matches)
     new_deals = sum(len(match.deals) for match in report.new)
-    if repository.count_deals(owner) + new_deals > MAX_DEALS_PER_BROWSER:
-        raise TooManyMatches(
-            N_(
-                "This browser would then keep more than %(most)s deals. Delete some "
-                "matches first, or import into another browser."
-            ),
-            most=MAX_DEALS_PER_BROWSER,
-        )
-    if repository.count(owner) + len(report.new) > MAX_MATCHES:
-        raise TooManyMatches(
-            N_(
-                "This browser would then keep more than %(most)s matches. Delete some "
-                "first, or import into another browser."
-            ),
-            most=MAX_MATCHES,
-        )
+    kept_deals = N_(
+        "This browser would then keep more than %(most)s deals. Delete some "
+        "matches first, or import into another browser."
+    )
+    kept_matches = N_(
+        "This browser would then keep more than %(most)s matches. Delete some "
+        "first, or import into another browser."
+    )
+    for kept, most, message in (
+        (repository.count_deals(owner) + new_deals, MAX_DEALS_PER_BROWSER, kept_deals),
+        (repository.count(owner) + len(report.new), MAX_MATCHES, kept_matches),
+    ):
+        if kept > most:
+            raise TooManyMatches(message, most=most)
     try:
         for start in range(0, len(report.new), BATCH_MATCHES):
             repository.add_many(owner, report.new[start : start + BATCH_MATCHES])

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, delete, select, update
 
 from counter.game.refusals import N_, Forbidden, NotFound
-from counter.services import newcomers, ranks
+from counter.services import newcomers
 from counter.storage import push
 from counter.storage.models import DEVICE_LABEL_LENGTH, DeviceLink, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
@@ -133,7 +133,7 @@ def shown_match_id(*, device: Device | None) -> int | None:
 def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     listed = select(DeviceRow).where(DeviceRow.owner == owner)
     rows = db.session.scalars(listed.order_by(DeviceRow.seen_at.desc(), DeviceRow.id)).all()
-    removable = ranks.may_remove(owner=owner, device_id=this_device or 0)
+    removable = may_remove(owner=owner, device_id=this_device or 0)
     maker = next((row.brought_by for row in rows if row.id == this_device), None)
     now = utcnow()
     return [
@@ -151,11 +151,34 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
 
 
 def leave(row: DeviceRow, *, owner: str, home: str | None = None, maker: int | None = None) -> None:
-    """The device holds ``owner`` now, brought by ``maker``: the devices it brought pass to
-    its own maker, and its links stop (they would bring devices under no one there)."""
-    ranks.leaves(device_id=row.id)
+    """The device holds ``owner`` now, brought by ``maker``; its links to the old key stop."""
+    # The devices it brought pass to its own maker.
+    brought = update(DeviceRow).where(DeviceRow.brought_by == row.id)
+    db.session.execute(brought.values(brought_by=row.brought_by))
     db.session.execute(delete(DeviceLink).where(DeviceLink.device_id == row.id))
     row.owner, row.home, row.match_id, row.brought_by = owner, home, None, maker
+
+
+def _makers(owner: str) -> dict[int, int | None]:
+    """Each device of ``owner``, with its maker if that one holds the key too."""
+    found = select(DeviceRow.id, DeviceRow.brought_by).where(DeviceRow.owner == owner)
+    rows: dict[int, int | None] = {device: maker for device, maker in db.session.execute(found)}
+    return {device: maker if maker in rows else None for device, maker in rows.items()}
+
+
+def has_maker(*, owner: str, device_id: int) -> bool:
+    return _makers(owner).get(device_id) is not None
+
+
+def may_remove(*, owner: str, device_id: int) -> set[int]:
+    """Any other device if this one is first on the key, else those it brought (or they did)."""
+    makers = _makers(owner)
+    if device_id not in makers:
+        return set()
+    mine = set(makers) if makers[device_id] is None else {device_id}
+    while more := {device for device, maker in makers.items() if maker in mine} - mine:
+        mine |= more
+    return mine - {device_id}
 
 
 def let_go(*, owner: str, devices: Collection[int]) -> int:
@@ -177,7 +200,7 @@ def holds(*, owner: str, device_id: int | None = None) -> bool:
 @writes
 def forget_device(*, owner: str, asking: int, device_id: int) -> None:
     """Another device, one ``asking`` may remove, no longer holds this key."""
-    if device_id not in ranks.may_remove(owner=owner, device_id=asking):
+    if device_id not in may_remove(owner=owner, device_id=asking):
         if device_id == asking or not holds(owner=owner, device_id=device_id):
             raise NotFound(N_("That device no longer has these matches."))
         raise Forbidden(

@@ -12,8 +12,7 @@ from sqlalchemy.orm import aliased
 
 from counter.game.refusals import N_, Gone
 from counter.services import matches as match_store
-from counter.services import ranks
-from counter.services.devices import Device, leave, match_ids
+from counter.services.devices import Device, has_maker, leave, match_ids
 from counter.storage import push, repository
 from counter.storage.models import Deal, DeviceLink, Evening, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
@@ -64,7 +63,7 @@ def _usable_link(token: str, *, spend: bool = False) -> DeviceLink:
 
 def own_key(device: Device) -> str | None:
     """The key of this device's own matches: its ``home`` if it came by a link."""
-    return device.home if ranks.has_maker(owner=device.owner, device_id=device.id) else device.owner
+    return device.home if has_maker(owner=device.owner, device_id=device.id) else device.owner
 
 
 def preview_device_link(*, token: str, device: Device | None) -> Handover:

@@ -60,6 +60,5 @@ def erase_keys(keys: Collection[str]) -> int:
     db.session.execute(delete(Evening).where(Evening.owner.in_(keys)))
     matches = db.session.execute(delete(Match).where(Match.owner.in_(keys)))
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner.in_(keys)))
-    for key in keys:
-        spent.forget_owner(owner=key)
+    spent.forget_owners(owners=keys)
     return matches.rowcount  # type: ignore[attr-defined,no-any-return]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from enum import StrEnum
 
 from sqlalchemy import bindparam, delete, select
@@ -87,11 +87,11 @@ _REQUEST = select(Spent.id, Spent.settings_digest).where(Spent.digest == bindpar
 def request_spent(
     *, match_id: int | None, request_id: str, seat: Seat | None, outcome: Outcome
 ) -> bool:
-    """Whether ``request_id`` recorded this deal in this match, gone since; refused if another.
-    Run after the match is locked, so that PostgreSQL shows the undo that held the lock."""
+    """Whether ``request_id`` recorded this deal in this match, gone since; refused if another."""
     if match_id is None:
         return False
     digest = _digest("request", match_id, request_id)
+    # Run after the match is locked, so that PostgreSQL shows the undo that held the lock.
     found = db.session.connection().execute(_REQUEST, {"digest": digest}).first()
     if found is None:
         return False
@@ -106,5 +106,6 @@ def request_spent(
     return True
 
 
-def forget_owner(*, owner: str) -> None:
-    db.session.execute(delete(Spent).where(Spent.owner_digest == _digest(owner)))
+def forget_owners(*, owners: Collection[str]) -> None:
+    digests = [_digest(owner) for owner in owners]
+    db.session.execute(delete(Spent).where(Spent.owner_digest.in_(digests)))

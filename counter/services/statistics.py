@@ -31,8 +31,6 @@ class PlayerStats:
 
 @dataclass
 class PairStats:
-    """Two players' record against each other in one game, in this browser."""
-
     players: tuple[PlayerStats, PlayerStats]
     game: Game = GAMES[GameName.SANTASE]
     matches: int = 0

@@ -6,7 +6,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, url_
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
-from counter.services import devices, forgetting, keys, matches, ranks
+from counter.services import devices, forgetting, keys, matches
 from counter.services.devices import Device
 from counter.web import forms, i18n, limits
 from counter.web.browser import current_owner, new_token, this_device
@@ -22,7 +22,7 @@ def privacy() -> str:
         f"privacy/{i18n.select_language()}.html",
         match_count=matches.count(owner=current_owner()),
         devices=devices.list_devices(owner=device.owner, this_device=device.id) if device else [],
-        brought=device is not None and ranks.has_maker(owner=device.owner, device_id=device.id),
+        brought=device is not None and devices.has_maker(owner=device.owner, device_id=device.id),
         own_count=_own_count(device),
         rotation=forms.new_nonce(),
     )
@@ -71,7 +71,7 @@ def erase() -> Response | str:
 
 def _what_goes(device: Device | None) -> str:
     count = _own_count(device)
-    if device is not None and ranks.has_maker(owner=device.owner, device_id=device.id):
+    if device is not None and devices.has_maker(owner=device.owner, device_id=device.id):
         guest: str = ngettext(
             "This device stops continuing the other device's matches, which stay there. Its "
             "own %(num)s match from before it joined, its links and its key are deleted for good.",
