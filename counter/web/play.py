@@ -34,7 +34,6 @@ bp = limits.writes(Blueprint("play", __name__))
 
 
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
-    """The counter page, with the refusal's message when a form was refused."""
     match = (
         match
         or _match_of_form()
@@ -61,18 +60,16 @@ def plain_http() -> bool:
     return request.scheme == "http" and not local
 
 
-NOT_FOR_THE_SCRIPT = ("table", "created_at", "finished_at", "played_at")
+NOT_FOR_THE_SCRIPT = {"table", "created_at", "finished_at", "played_at"}
+UNSAID = {("corrected", False), ("request_id", None)}  # a deal's field left at its default
 
 
 def _for_the_script(match: MatchView) -> dict[str, Any]:
-    shape = shapes.match_json(match)
-    for key in NOT_FOR_THE_SCRIPT:
-        del shape[key]
-    for deal in shape["deals"]:
-        del deal["created_at"]
-        for key, unsaid in (("corrected", False), ("request_id", None)):
-            if deal[key] is unsaid:
-                del deal[key]
+    shape = {k: v for k, v in shapes.match_json(match).items() if k not in NOT_FOR_THE_SCRIPT}
+    shape["deals"] = [
+        {k: v for k, v in deal.items() if k != "created_at" and (k, v) not in UNSAID}
+        for deal in shape["deals"]
+    ]
     return shape
 
 
@@ -145,7 +142,6 @@ def undo_last_deal() -> Response:
 @bp.post("/settings")
 @shows_again(render_home)
 def change_match() -> Response | str:
-    """Switch the target, rename the players, or change the house rules or the first dealer."""
     names, match_id, preset = forms.names(), forms.match_id(), forms.preset()
     target, rules, first_dealer = forms.target(), forms.rules(), forms.first_dealer()
     if all(value is None for value in (target, names, rules, preset, first_dealer)):
