@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NotRequired, TypedDict, TypeVar, Unpack
 
 from flask import render_template, request
 
@@ -58,7 +58,6 @@ def target() -> int | None:
 
 
 def _optional(field: str, parse: Callable[[str], T]) -> Callable[[], T | None]:
-    """A reader of ``field`` that gives None when it is absent or empty."""
     return lambda: parse(raw) if (raw := request.form.get(field)) else None
 
 
@@ -119,24 +118,16 @@ def posted_fields() -> dict[str, str]:
     }
 
 
-def confirm_page(
-    *,
-    title: str,
-    message: str,
-    action: str,
-    fields: dict[str, str],
-    button: str,
-    back: str | None = None,
-    danger: bool = False,
-) -> str:
-    """A page whose button posts ``fields`` to ``action``, confirmed; Cancel goes ``back``."""
-    return render_template(
-        "confirm.html",
-        title=title,
-        message=message,
-        action=action,
-        fields=fields,
-        button=button,
-        back=back,
-        danger=danger,
-    )
+class ConfirmPage(TypedDict):
+    title: str
+    message: str
+    action: str
+    fields: dict[str, str]
+    button: str
+    back: NotRequired[str | None]  # where Cancel goes
+    danger: NotRequired[bool]
+
+
+def confirm_page(**page: Unpack[ConfirmPage]) -> str:
+    """A page whose button posts ``fields`` to ``action``, confirmed."""
+    return render_template("confirm.html", **page)

@@ -20,15 +20,8 @@ from counter.services import deals, matches
 from counter.services.read_models import MatchView, blank_match
 from counter.storage.repository import MatchNotFound
 from counter.web import forms, i18n, limits, shapes, words
-from counter.web.browser import (
-    counter_of,
-    current_owner,
-    ensure_device,
-    owner_of,
-    this_device,
-)
+from counter.web.browser import counter_of, current_owner, ensure_device, owner_of, this_device
 from counter.web.errors import shows_again
-from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("play", __name__))
 
@@ -168,7 +161,7 @@ def change_match() -> Response | str:
             default_names=i18n.default_names(),
         )
     except TargetWouldReopenMatch as refusal:
-        return confirm_page(
+        return forms.confirm_page(
             title=gettext("Play on to %(target)s?", target=target),
             message=i18n.explain(refusal),
             action=url_for("play.change_match"),
@@ -206,7 +199,7 @@ def start_match() -> Response | str:
     device = ensure_device()
     open_match = matches.current_match(owner=device.owner, device=device)
     if open_match and open_match.deals and not open_match.finished and not forms.confirmed():
-        return confirm_page(
+        return forms.confirm_page(
             title=gettext("Start a new match?"),
             message=gettext(
                 "The match %(names)s, %(score)s, is not finished. It stays in the history, "

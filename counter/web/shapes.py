@@ -62,11 +62,8 @@ def shared_json(match: MatchView) -> dict[str, Any]:
 
 
 def page_json(page: MatchPage) -> dict[str, Any]:
-    return {
-        "matches": [match_json(match) for match in page.matches],
-        "page": page.page,
-        "pages": page.pages,
-    }
+    matches = [match_json(match) for match in page.matches]
+    return {"matches": matches, "page": page.page, "pages": page.pages}
 
 
 def ask_json(
