@@ -109,13 +109,12 @@ def request_id() -> str | None:
     return parsing.request_id(request.form.get("request_id") or None)
 
 
+NOT_POSTED_AGAIN = {"csrf_token", "confirmed"}
+
+
 def posted_fields() -> dict[str, str]:
     """The fields of this form, to post again once the player confirms."""
-    return {
-        name: value
-        for name, value in request.form.items()
-        if name not in {"csrf_token", "confirmed"}
-    }
+    return {name: value for name, value in request.form.items() if name not in NOT_POSTED_AGAIN}
 
 
 class ConfirmPage(TypedDict):

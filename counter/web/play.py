@@ -26,6 +26,7 @@ from counter.web.errors import shows_again
 bp = limits.writes(Blueprint("play", __name__))
 
 
+@bp.get("/", endpoint="home")
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
     match = (
         match
@@ -71,11 +72,6 @@ def _match_of_form() -> MatchView | None:
         if (match_id := forms.match_id()) is not None:
             return matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
     return None
-
-
-@bp.get("/")
-def home() -> str:
-    return render_home()
 
 
 @bp.get("/words/<language>.json")
@@ -174,12 +170,11 @@ def change_match() -> Response | str:
     if target is not None or preset is not None:
         flash(gettext("The match is now played to %(target)s.", target=match.target))
     if rules is not None or preset is not None:
-        summary = words.rules_summary(match.rules, match.game.name)
         flash(
             gettext(
                 "House rules saved (%(rules)s). They count from the next deal; "
                 "the deals recorded keep their points.",
-                rules=summary,
+                rules=words.rules_summary(match.rules, match.game.name),
             )
         )
     if first_dealer is not None:
