@@ -23,7 +23,6 @@ from counter.web.browser import current_owner, ensure_device, own_key, owner_of,
 from counter.web.export_import import streamed
 from counter.web.import_size import check_size
 from counter.web.security import same_origin_only
-from counter.web.shapes import page_json, shared_json
 
 bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
 bp.before_request(same_origin_only)
@@ -94,14 +93,14 @@ def openapi() -> Response:
 @bp.get("/matches")
 def list_matches() -> dict[str, Any]:
     """This browser's matches, newest first."""
-    return page_json(matches.list_matches(owner=current_owner(), page=_query_number("page") or 1))
+    listed = matches.list_matches(owner=current_owner(), page=_query_number("page") or 1)
+    return shapes.page_json(listed)
 
 
 MATCH_SETTINGS = frozenset({"game", "target", "players", "rules", "preset", "first_dealer"})
 
 
 def _settings(body: dict[str, Any]) -> dict[str, Any]:
-    """The match settings the body names, read; None for those it leaves out."""
     players = partial(parsing.players, defaults=i18n.default_names())
     return {
         "names": _optional(body, "players", players),
@@ -235,7 +234,7 @@ def delete_deal(match_id: int, number: int) -> dict[str, Any]:
 
 @bp.get("/shared/<token>")
 def shared_match(token: str) -> dict[str, Any]:
-    return shared_json(sharing.shared_match(token=token))
+    return shapes.shared_json(sharing.shared_match(token=token))
 
 
 @bp.get("/export")

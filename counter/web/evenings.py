@@ -164,7 +164,7 @@ def board_events(token: str) -> Response:
     # Each stream its own holder: a room's phones read one board.
     holder = f"board:{secrets.token_hex(8)}"
     allowed = partial(evenings.shows_board, token=token)
-    return live.stream(push.evening_key(first.id), now, holder, None, allowed, also=watched)
+    return live.stream(push.evening_key(first.id), now, holder, allowed, also=watched)
 
 
 @bp.get("/table/<token>")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NotRequired, TypedDict, TypeVar, Unpack
 
 from flask import render_template, request
 
@@ -58,7 +58,6 @@ def target() -> int | None:
 
 
 def _optional(field: str, parse: Callable[[str], T]) -> Callable[[], T | None]:
-    """A reader of ``field`` that gives None when it is absent or empty."""
     return lambda: parse(raw) if (raw := request.form.get(field)) else None
 
 
@@ -110,33 +109,24 @@ def request_id() -> str | None:
     return parsing.request_id(request.form.get("request_id") or None)
 
 
+NOT_POSTED_AGAIN = {"csrf_token", "confirmed"}
+
+
 def posted_fields() -> dict[str, str]:
     """The fields of this form, to post again once the player confirms."""
-    return {
-        name: value
-        for name, value in request.form.items()
-        if name not in {"csrf_token", "confirmed"}
-    }
+    return {name: value for name, value in request.form.items() if name not in NOT_POSTED_AGAIN}
 
 
-def confirm_page(
-    *,
-    title: str,
-    message: str,
-    action: str,
-    fields: dict[str, str],
-    button: str,
-    back: str | None = None,
-    danger: bool = False,
-) -> str:
-    """A page whose button posts ``fields`` to ``action``, confirmed; Cancel goes ``back``."""
-    return render_template(
-        "confirm.html",
-        title=title,
-        message=message,
-        action=action,
-        fields=fields,
-        button=button,
-        back=back,
-        danger=danger,
-    )
+class ConfirmPage(TypedDict):
+    title: str
+    message: str
+    action: str
+    fields: dict[str, str]
+    button: str
+    back: NotRequired[str | None]  # where Cancel goes
+    danger: NotRequired[bool]
+
+
+def confirm_page(**page: Unpack[ConfirmPage]) -> str:
+    """A page whose button posts ``fields`` to ``action``, confirmed."""
+    return render_template("confirm.html", **page)

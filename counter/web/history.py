@@ -14,7 +14,6 @@ from counter.services.read_models import MatchView
 from counter.web import forms, i18n, limits, words
 from counter.web.browser import counter_of, current_owner, own_key, owner_of, this_device
 from counter.web.errors import shows_again
-from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 
 bp = limits.writes(Blueprint("history", __name__))
@@ -70,7 +69,7 @@ def delete_match(match_id: int) -> Response | str:
     owner = owner_of(match_id)
     if not forms.confirmed():
         match = matches.get_match(owner=owner, match_id=match_id)
-        return confirm_page(
+        return forms.confirm_page(
             title=gettext("Delete this match?"),
             message=gettext(
                 "%(match)s will be deleted for good, with its deals; games and "

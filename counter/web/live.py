@@ -11,6 +11,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
@@ -23,7 +24,7 @@ from counter.storage import push
 from counter.storage.models import db
 from counter.web.browser import changed, current_owner, owner_of, this_device
 from counter.web.limits import client_address
-from counter.web.shapes import match_json, shared_from
+from counter.web.shapes import match_json, shared_json
 
 bp = Blueprint("live", __name__, url_prefix="/api")
 
@@ -39,45 +40,40 @@ def lifetime_s(most: float, draw: Callable[[], float] = random.random) -> float:
     return most * (1 - LIFETIME_JITTER * draw())
 
 
+@dataclass(eq=False)
 class Place:
-    """One open stream's place in the per-process bounds."""
+    """One open stream, counted in the per-process bounds."""
 
-    def __init__(self, address: str, holder: str) -> None:
-        self.keys, self.holder = ("all", f"holder:{holder}", f"address:{address}"), holder
-        self.watcher: push.Watcher | None = None
+    holder: str
+    address: str
+    watcher: push.Watcher | None = None
 
     def release(self) -> None:
-        """Give the place back (once)."""
         with _open_lock:
-            for key in self.keys:
-                places = _open.get(key, {})
-                places.pop(self, None)
-                if not places:
-                    _open.pop(key, None)
+            if self in _open:  # once: a stream given up is released again as it ends
+                _open.remove(self)
 
 
-# The open streams in all, of each holder and at each address, the oldest first (a dict
-# for its order, and to let one go at once).
-_open: dict[str, dict[Place, None]] = {}
+_open: list[Place] = []  # the open streams, the oldest first
 _open_lock = threading.RLock()  # a place taken may end another's
 
 
 def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
-    place = Place(address, holder)
-    *refusing, at_address = place.keys
-    bounds = (config["LIVE_STREAMS_PER_PROCESS"], config["LIVE_STREAMS_PER_BROWSER"])
+    place = Place(holder, address)
     with _open_lock:
-        if any(len(_open.get(key, ())) >= most for key, most in zip(refusing, bounds, strict=True)):
+        held = sum(other.holder == holder for other in _open)
+        if len(_open) >= config["LIVE_STREAMS_PER_PROCESS"] or (
+            held >= config["LIVE_STREAMS_PER_BROWSER"]
+        ):
             raise TooMany(STREAMS_FULL)
-        here = _open.get(at_address, {})
+        here = [other for other in _open if other.address == address]
         if len(here) >= config["LIVE_STREAMS_PER_ADDRESS"]:
             _give_up_place(here, holder)
-        for key in place.keys:
-            _open.setdefault(key, {})[place] = None
+        _open.append(place)
     return place
 
 
-def _give_up_place(here: dict[Place, None], holder: str) -> None:
+def _give_up_place(here: list[Place], holder: str) -> None:
     """End the oldest stream of the key holding the most here, if it holds more than
     ``holder``, so a flood from one address never keeps a new phone out."""
     counts = Counter(place.holder for place in here if place.watcher is not None)
@@ -136,15 +132,12 @@ def stream(
     key: str,
     now: Callable[[], dict[str, Any]],
     holder: str,
-    shown: Callable[[dict[str, Any]], dict[str, Any]] | None,
     allowed: Callable[[], bool],
     moved: Callable[[str], dict[str, Any] | None] = lambda _news: None,
     missed: Callable[[], str | None] = lambda: None,
     also: tuple[int, ...] = (),
 ) -> Response:
-    """The stream of one match (and of ``also``): ``now`` reads it, ``shown`` filters it for
-    this reader, ``allowed`` is asked when access may have been revoked, ``moved`` words the
-    news of a match started on another device, ``missed`` such news from before."""
+    """One match's stream (and ``also``'s); ``moved`` words another device's new match."""
     config = current_app.config
     place = _take_place(holder, client_address(), config)
     with contextlib.ExitStack() as undo:
@@ -160,12 +153,11 @@ def stream(
         ended = undo.pop_all()
     heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], lifetime_s(config["LIVE_LIFETIME_S"])
     resumed = request.headers.get("Last-Event-ID")
-    seen = shown or (lambda body: body)
 
     def events() -> Iterator[str]:
         with ended:
             yield f"retry: {RETRY_MS}\n\n"
-            data = _compact(seen(first))
+            data = _compact(first)
             last = event_id(data)
             if last != resumed:
                 yield _event(data)
@@ -181,7 +173,7 @@ def stream(
                         yield _event(_compact(notice), "next")
                 elif payload == push.CHANGED:
                     try:
-                        data = _compact(seen(_read(now)))
+                        data = _compact(_read(now))
                     except NotFound:  # deleted, or no longer the reader's, meanwhile
                         yield _event("{}", "gone")
                         return
@@ -238,8 +230,8 @@ def match_events(match_id: int) -> Response:
 
     key = push.match_key(match_id)
     if owner != current_owner():  # a club evening's table link: this match alone, counted apart
-        return stream(key, now, f"table:{match_id}", None, allowed)
-    return stream(key, now, owner, None, allowed, moved, missed)
+        return stream(key, now, f"table:{match_id}", allowed)
+    return stream(key, now, owner, allowed, moved, missed)
 
 
 @bp.get("/shared/<token>/events")
@@ -247,7 +239,7 @@ def shared_events(token: str) -> Response:
     match = sharing.shared_match(token=token)  # a 404 before the stream is counted
 
     def now() -> dict[str, Any]:
-        return match_json(sharing.shared_match(token=token))
+        return shared_json(sharing.shared_match(token=token))
 
     allowed = partial(sharing.still_shared, match_id=match.id, token=token)  # type: ignore[arg-type]
-    return stream(push.match_key(match.id), now, f"share:{token}", shared_from, allowed)  # type: ignore[arg-type]
+    return stream(push.match_key(match.id), now, f"share:{token}", allowed)  # type: ignore[arg-type]

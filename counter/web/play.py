@@ -20,21 +20,14 @@ from counter.services import deals, matches
 from counter.services.read_models import MatchView, blank_match
 from counter.storage.repository import MatchNotFound
 from counter.web import forms, i18n, limits, shapes, words
-from counter.web.browser import (
-    counter_of,
-    current_owner,
-    ensure_device,
-    owner_of,
-    this_device,
-)
+from counter.web.browser import counter_of, current_owner, ensure_device, owner_of, this_device
 from counter.web.errors import shows_again
-from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("play", __name__))
 
 
+@bp.get("/", endpoint="home")
 def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
-    """The counter page, with the refusal's message when a form was refused."""
     match = (
         match
         or _match_of_form()
@@ -61,18 +54,16 @@ def plain_http() -> bool:
     return request.scheme == "http" and not local
 
 
-NOT_FOR_THE_SCRIPT = ("table", "created_at", "finished_at", "played_at")
+NOT_FOR_THE_SCRIPT = {"table", "created_at", "finished_at", "played_at"}
+UNSAID = {("corrected", False), ("request_id", None)}  # a deal's field left at its default
 
 
 def _for_the_script(match: MatchView) -> dict[str, Any]:
-    shape = shapes.match_json(match)
-    for key in NOT_FOR_THE_SCRIPT:
-        del shape[key]
-    for deal in shape["deals"]:
-        del deal["created_at"]
-        for key, unsaid in (("corrected", False), ("request_id", None)):
-            if deal[key] is unsaid:
-                del deal[key]
+    shape = {k: v for k, v in shapes.match_json(match).items() if k not in NOT_FOR_THE_SCRIPT}
+    shape["deals"] = [
+        {k: v for k, v in deal.items() if k != "created_at" and (k, v) not in UNSAID}
+        for deal in shape["deals"]
+    ]
     return shape
 
 
@@ -81,11 +72,6 @@ def _match_of_form() -> MatchView | None:
         if (match_id := forms.match_id()) is not None:
             return matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
     return None
-
-
-@bp.get("/")
-def home() -> str:
-    return render_home()
 
 
 @bp.get("/words/<language>.json")
@@ -145,7 +131,6 @@ def undo_last_deal() -> Response:
 @bp.post("/settings")
 @shows_again(render_home)
 def change_match() -> Response | str:
-    """Switch the target, rename the players, or change the house rules or the first dealer."""
     names, match_id, preset = forms.names(), forms.match_id(), forms.preset()
     target, rules, first_dealer = forms.target(), forms.rules(), forms.first_dealer()
     if all(value is None for value in (target, names, rules, preset, first_dealer)):
@@ -172,7 +157,7 @@ def change_match() -> Response | str:
             default_names=i18n.default_names(),
         )
     except TargetWouldReopenMatch as refusal:
-        return confirm_page(
+        return forms.confirm_page(
             title=gettext("Play on to %(target)s?", target=target),
             message=i18n.explain(refusal),
             action=url_for("play.change_match"),
@@ -185,12 +170,11 @@ def change_match() -> Response | str:
     if target is not None or preset is not None:
         flash(gettext("The match is now played to %(target)s.", target=match.target))
     if rules is not None or preset is not None:
-        summary = words.rules_summary(match.rules, match.game.name)
         flash(
             gettext(
                 "House rules saved (%(rules)s). They count from the next deal; "
                 "the deals recorded keep their points.",
-                rules=summary,
+                rules=words.rules_summary(match.rules, match.game.name),
             )
         )
     if first_dealer is not None:
@@ -210,7 +194,7 @@ def start_match() -> Response | str:
     device = ensure_device()
     open_match = matches.current_match(owner=device.owner, device=device)
     if open_match and open_match.deals and not open_match.finished and not forms.confirmed():
-        return confirm_page(
+        return forms.confirm_page(
             title=gettext("Start a new match?"),
             message=gettext(
                 "The match %(names)s, %(score)s, is not finished. It stays in the history, "

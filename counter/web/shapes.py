@@ -12,25 +12,19 @@ from counter.services.read_models import DealView, MatchPage, MatchView
 from counter.storage.timestamps import iso_utc
 from counter.web import words
 
+AS_THEY_ARE = ("id", "uid", "target", "winner", "finished", "marks", "session", "first_dealer")
+STAMPS = ("created_at", "finished_at", "played_at")
+
 
 def match_json(match: MatchView) -> dict[str, Any]:
     """A summary (no ``deals``) carries ``deal_count`` instead."""
     body: dict[str, Any] = {
-        "id": match.id,
-        "uid": match.uid,
+        **{key: getattr(match, key) for key in AS_THEY_ARE},
+        **{key: iso_utc(getattr(match, key)) for key in STAMPS},
         "game": match.game.name.value,
-        "target": match.target,
         "players": [asdict(player) for player in match.players],
-        "winner": match.winner,
-        "finished": match.finished,
-        "marks": match.marks,
         "rules": match.rules.as_dict(),
         "table": match.rules.as_table(),
-        "session": None if match.session is None else list(match.session),
-        "first_dealer": match.first_dealer,
-        "created_at": iso_utc(match.created_at),
-        "finished_at": iso_utc(match.finished_at),
-        "played_at": iso_utc(match.played_at),
     }
     if match.deals is None:
         return {**body, "deal_count": match.deal_count}
@@ -56,11 +50,8 @@ PRIVATE = ("id", "uid", "played_at", "table", "first_dealer", "session")
 
 
 def shared_json(match: MatchView) -> dict[str, Any]:
-    return shared_from(match_json(match))
-
-
-def shared_from(body: dict[str, Any]) -> dict[str, Any]:
     """What a share link shows of a match: nothing that names anything else."""
+    body = match_json(match)
     return {
         **{key: value for key, value in body.items() if key not in PRIVATE},
         "players": [
@@ -71,20 +62,14 @@ def shared_from(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def page_json(page: MatchPage) -> dict[str, Any]:
-    return {
-        "matches": [match_json(match) for match in page.matches],
-        "page": page.page,
-        "pages": page.pages,
-    }
+    matches = [match_json(match) for match in page.matches]
+    return {"matches": matches, "page": page.page, "pages": page.pages}
 
 
 def ask_json(
     *, match: MatchView, after: int, seat: scoring.Seat | None, outcome: scoring.Outcome
 ) -> dict[str, str | int]:
-    """The ``ask`` of the 409 to a deal sent with ``after``, another phone being first
-    (docs/sync.md): ``question`` and its answers ``same`` (drop this deal) and ``add`` (record
-    it too); for one deal recorded there with another result, ``mine`` (replace it) and its
-    ``deal``."""
+    """The ``ask`` of a deal's 409, another phone being first (docs/sync.md, "Two phones")."""
     deals = match.deals or ()
     missed = deals[after:]
     points = scoring.score_deal(seat, outcome, match.rules).points
