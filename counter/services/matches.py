@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import datetime
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -29,6 +30,17 @@ MAX_MATCHES_PER_BROWSER = 2000  # an export of them all still fits one import
 
 
 class TooManyMatches(Conflict): ...
+
+
+class Settings(TypedDict, total=False):
+    """What a match starts or changes with: a setting not given stays as it is."""
+
+    target: int | None
+    names: tuple[str, str] | None
+    rules: RuleChanges | None
+    preset: Preset | None
+    first_dealer: Seat | None
+    game: GameName | None
 
 
 def get_match(*, owner: str | None, match_id: int) -> MatchView:
@@ -71,20 +83,14 @@ def start_match(
     *,
     owner: str,
     uid: str | None = None,
-    target: int | None = None,
-    names: tuple[str, str] | None = None,
-    rules: RuleChanges | None = None,
-    preset: Preset | None = None,
-    first_dealer: Seat | None = None,
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
-    game: GameName | None = None,
+    **settings: Unpack[Settings],
 ) -> tuple[MatchView, bool]:
     """Start a match on ``device``'s screen, or find the one this ``uid`` started; and if new."""
     lock_owners(owner)
-    asked = spent.settings_digest(
-        target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer, game=game
-    )
+    every: dict[str, Any] = {name: settings.get(name) for name in Settings.__annotations__}
+    asked = spent.settings_digest(**every)
     if uid is not None:
         found = _with_uid(owner, uid)
         spent.check_start(owner=owner, uid=uid, settings=asked, exists=found is not None)
@@ -93,14 +99,7 @@ def start_match(
     previous = None if device is None else shown_id(owner=owner, device=device)
     try:
         stored = _start(owner, device, default_names, uid=uid, previous=previous)
-        stored.match.change(
-            game=game,
-            names=names,
-            target=target,
-            rules=rules,
-            preset=preset,
-            first_dealer=first_dealer,
-        )
+        stored.match.change(**settings)
         repository.save(stored, at=stored.match.created_at)
         if uid is not None:
             spent.spend_uid(owner=owner, uid=uid, settings=asked)
@@ -178,27 +177,14 @@ def change_match(
     *,
     owner: str,
     match_id: int | None,
-    target: int | None = None,
-    names: tuple[str, str] | None = None,
-    rules: RuleChanges | None = None,
-    preset: Preset | None = None,
-    first_dealer: Seat | None = None,
     play_on: bool = False,
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
-    game: GameName | None = None,
+    **settings: Unpack[Settings],
 ) -> MatchView:
     """Change the settings; with no ``match_id`` the browser's first match starts with them."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
-    stored.match.change(
-        game=game,
-        names=names,
-        target=target,
-        rules=rules,
-        preset=preset,
-        first_dealer=first_dealer,
-        play_on=play_on,
-    )
+    stored.match.change(play_on=play_on, **settings)
     return saved(stored)
 
 

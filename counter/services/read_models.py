@@ -35,6 +35,9 @@ class DealView:
     rules: HouseRules = DEFAULT_RULES  # those it was recorded under, and is corrected under
 
 
+SHARED_WITH_DEAL = ("player", "outcome", "points", "created_at", "request_id", "rules")
+
+
 @dataclass(frozen=True)
 class MatchView:
     """A match as pages and the API show it; ``id`` is None before anything is stored."""
@@ -99,15 +102,10 @@ def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
     deals = tuple(
         DealView(
             number=number,
-            player=deal.player,
-            outcome=deal.outcome,
-            points=deal.points,
             scores=after.scores,
-            created_at=deal.created_at,
             corrected=deal.corrected_at is not None,
             dealer=dealer,
-            request_id=deal.request_id,
-            rules=deal.rules,
+            **{name: getattr(deal, name) for name in SHARED_WITH_DEAL},
         )
         for number, (deal, after, dealer) in enumerate(
             zip(match.deals, match.running_totals(), dealers, strict=False), 1

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from flask import Flask, current_app
+from flask import Flask, current_app, g
 
 from counter.storage.models import utcnow
 
@@ -60,8 +60,7 @@ class Watcher:
         self.arrived.set()
 
     def wait(self, timeout: float) -> str | None:
-        """Once something comes (None after ``timeout``): END, else CHECK, else CHANGED
-        (unless GONE), else the newest news; the rest comes at the next call."""
+        """END, else CHECK, else CHANGED (unless GONE), else the newest news; None: nothing came."""
         if not self.arrived.wait(timeout):
             return None
         if END in self.pending:
@@ -205,31 +204,26 @@ def hub() -> Hub:
     return cast(Hub, current_app.extensions["push"])
 
 
-_held = threading.local()
-
-
 @contextmanager
 def after_writing() -> Iterator[None]:
     """Hold a write's announcements until it ends: a slow Redis never delays the next write."""
-    if getattr(_held, "news", None) is not None:  # a write inside a write
+    if "held_news" in g:  # a write inside a write
         yield
         return
-    _held.news = []
+    g.held_news = []
     try:
         yield
     finally:
-        news, _held.news = _held.news, None
-        for each in news:
+        for each in g.pop("held_news"):
             hub().announce(*each)
 
 
 def _announce(key: str, payload: str) -> None:
     news = (key, utcnow().isoformat(timespec="microseconds"), payload)
-    held: list[tuple[str, str, str]] | None = getattr(_held, "news", None)
-    if held is None:
-        hub().announce(*news)
+    if "held_news" in g:
+        g.held_news.append(news)
     else:
-        held.append(news)
+        hub().announce(*news)
 
 
 def changed(match_id: int) -> None:
