@@ -111,7 +111,7 @@ def start_match(
             raise
         return found, False
     if device is not None and previous is not None:
-        push.moved(match_id=previous, to=stored.id, by=device.id)
+        push.moved(match_id=previous, to=stored.row.id, by=device.id)
     return view(stored), True
 
 
@@ -139,7 +139,7 @@ def _start(
         match.names, match.target, match.rules = latest.names, match.game.target, latest.rules
     stored = repository.add(owner, match, at=match.created_at)
     if device is not None:
-        devices.shows(device_id=device.id, match_id=stored.id, started_from=previous)
+        devices.shows(device_id=device.id, match_id=stored.row.id, started_from=previous)
     return stored
 
 
@@ -163,7 +163,7 @@ def saved(stored: Stored, at: datetime | None = None) -> MatchView:
     """Save the match, commit and announce it; returns it as it is now."""
     repository.save(stored, at=at or utcnow())
     db.session.commit()
-    push.changed(stored.id)
+    push.changed(stored.row.id)
     return view(stored)
 
 
@@ -206,7 +206,7 @@ def delete_match(*, owner: str, match_id: int) -> MatchView:
         raise Conflict(N_("This match was played at a table of an evening; it stays with it."))
     deleted = view(stored)
     spent.spend_uid_of_deleted(owner=owner, uid=stored.match.uid)
-    repository.delete(stored)
+    db.session.delete(stored.row)
     db.session.commit()
     push.deleted(match_id)
     return deleted

@@ -26,9 +26,7 @@ CHECK = "check"  # ask whether the reader may still see it
 END = "end"  # this process is stopping: the page reconnects elsewhere
 REDIS_TIMEOUT_S = 0.5
 REDIS_AGAIN_S = 0.25
-# In the channel's name, so that two releases sharing a Redis during a deploy never
-# misread each other's messages.
-MESSAGES = "v3"
+MESSAGES = "v3"  # in the channel's name: two releases sharing a Redis never mix messages
 
 
 def match_key(match_id: int) -> str:

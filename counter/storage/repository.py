@@ -37,10 +37,6 @@ class Stored:
     earlier: tuple[int, int] = (0, 0)
     _rows: dict[int, Deal] = field(default_factory=dict, repr=False)
 
-    @property
-    def id(self) -> int:
-        return self.row.id
-
 
 DEAL_FIELDS = tuple(field.name for field in fields(game.Deal))
 
@@ -119,8 +115,7 @@ def add(owner: str, match: game.Match, *, at: datetime) -> Stored:
 
 
 def save(stored: Stored, *, at: datetime) -> None:
-    """Write the match as the game has it now, played in at ``at``; in another series (new
-    names or game, or a new match), with that series' games before it."""
+    """Write the match as the game has it now, played in at ``at``, with its series' games."""
     row, match = stored.row, stored.match
     wanted = [(deal, stored._rows.get(id(deal))) for deal in match.deals]
     kept = {id(each) for _, each in wanted if each is not None}
@@ -179,11 +174,6 @@ def add_many(owner: str, matches: list[game.Match]) -> None:
     ]
     if deals:
         db.session.execute(insert(Deal), deals)
-
-
-def delete(stored: Stored) -> None:
-    db.session.delete(stored.row)
-    db.session.flush()
 
 
 def page(owner: str | None, *, offset: int, limit: int) -> list[Stored]:

@@ -61,8 +61,7 @@ def with_own_win(earlier: tuple[int, int], tallied: int | None, marks: int) -> t
 def session_before(
     owner: str, game: GameName, names: tuple[str, str], match_id: int
 ) -> tuple[int, int]:
-    """Each seat's matches won in the best of three still open before match ``match_id``,
-    as the game counts them from the winners of the pair's best-of-three matches."""
+    """Each seat's matches won in the best of three still open before match ``match_id``."""
     winner = case((Match.won_by == 1, Match.player1), else_=Match.player2)
     winners = db.session.scalars(
         select(winner)

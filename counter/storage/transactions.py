@@ -18,8 +18,7 @@ BUSY = N_("The counter is busy with another write; nothing was changed. Try agai
 
 
 def writes(service: Callable[P, R]) -> Callable[P, R]:
-    """Run a service in a write transaction; a refusal rolls back, so it changes nothing, and
-    a lock not had in time is :class:`~counter.game.refusals.Busy` (503), never an error page."""
+    """Run a service in a write transaction: a refusal rolls back, a lock not had is Busy (503)."""
 
     @functools.wraps(service)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
