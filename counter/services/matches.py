@@ -136,7 +136,8 @@ def _start(
     if (latest_id := repository.current_id(owner)) is not None:
         latest = db.session.get_one(Match, latest_id)
         match.game = GAMES[latest.game]
-        match.names, match.target, match.rules = latest.names, match.game.target, latest.rules
+        match.names, match.rules = (latest.player1, latest.player2), latest.rules
+        match.target = match.game.target
     stored = repository.add(owner, match, at=match.created_at)
     if device is not None:
         devices.shows(device_id=device.id, match_id=stored.row.id, started_from=previous)

@@ -111,7 +111,7 @@ def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
             zip(match.deals, match.running_totals(), dealers, strict=False), 1
         )
     )
-    games = series.with_own_win(stored.earlier, match.tallied, match.marks)
+    before, tallied, marks = stored.earlier, match.tallied, match.marks  # games, own win aside
     session = None
     if with_deals and match.rules.session is Session.BEST_OF_THREE:
         earlier = series.session_before(row.owner, match.game.name, match.names, row.id)
@@ -121,8 +121,8 @@ def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
         uid=match.uid,
         target=match.target,
         players=(
-            PlayerView(1, match.names[0], standing.scores[0], games[0]),
-            PlayerView(2, match.names[1], standing.scores[1], games[1]),
+            PlayerView(1, match.names[0], standing.scores[0], before[0] + marks * (tallied == 1)),
+            PlayerView(2, match.names[1], standing.scores[1], before[1] + marks * (tallied == 2)),
         ),
         winner=standing.winner,
         deal_count=len(match.deals),

@@ -128,10 +128,6 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         back_populates="match", order_by="Deal.number", **OWNED
     )
 
-    @property
-    def names(self) -> tuple[str, str]:
-        return (self.player1, self.player2)
-
 
 class Deal(db.Model):  # type: ignore[name-defined,misc]
     """One deal's game points, recorded for the player who received them."""

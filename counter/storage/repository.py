@@ -70,7 +70,7 @@ def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
     ]
     match = game.Match(
         uid=row.uid,
-        names=row.names,
+        names=(row.player1, row.player2),
         created_at=row.created_at,
         target=row.target,
         first_dealer=cast(Seat, row.first_dealer),
@@ -139,7 +139,7 @@ def save(stored: Stored, *, at: datetime) -> None:
         values = (number, deal.player, deal.outcome.value, deal.points, deal.corrected_at)
         if values != (found.number, found.player, found.outcome, found.points, found.corrected_at):
             found.number, found.player, found.outcome, found.points, found.corrected_at = values
-    other_series = (row.game, row.names) != (match.game.name, match.names)
+    other_series = (row.game, row.player1, row.player2) != (match.game.name, *match.names)
     for name, value in _match_columns(match).items():
         if getattr(row, name) != value:
             setattr(row, name, value)
