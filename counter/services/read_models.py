@@ -111,7 +111,7 @@ def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
             zip(match.deals, match.running_totals(), dealers, strict=False), 1
         )
     )
-    before, tallied, marks = stored.earlier, match.tallied, match.marks  # games, own win aside
+    before, tallied, marks = stored.earlier, match.tallied, match.marks  # its series before it
     session = None
     if with_deals and match.rules.session is Session.BEST_OF_THREE:
         earlier = series.session_before(row.owner, match.game.name, match.names, row.id)

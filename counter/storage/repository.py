@@ -38,7 +38,7 @@ class Stored:
     _rows: dict[int, Deal] = field(default_factory=dict, repr=False)
 
 
-DEAL_FIELDS = tuple(field.name for field in fields(game.Deal))
+DEAL_FIELDS = tuple(each.name for each in fields(game.Deal))
 
 
 def _columns(deal: game.Deal) -> dict[str, Any]:

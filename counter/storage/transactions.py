@@ -14,6 +14,8 @@ from counter.storage.models import WRITE, db
 
 P = ParamSpec("P")
 R = TypeVar("R")
+# A lock not had in time, or a deadlock the database ended this write to break.
+LOCKED = ("database is locked", "lock timeout", "deadlock")
 BUSY = N_("The counter is busy with another write; nothing was changed. Try again.")
 
 
@@ -26,10 +28,13 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
             try:
                 begin_write()
                 return service(*args, **kwargs)
-            except BaseException as error:
+            except OperationalError as error:
                 db.session.rollback()
-                if isinstance(error, OperationalError) and _lock_timeout(error):
+                if any(cause in str(error.orig).lower() for cause in LOCKED):
                     raise Busy(BUSY) from error
+                raise
+            except BaseException:
+                db.session.rollback()
                 raise
 
     return run
@@ -39,9 +44,3 @@ def begin_write() -> None:
     """Start a fresh transaction that may write; on SQLite it waits for the write lock now."""
     db.session.rollback()  # end any read transaction, whose snapshot may be stale
     db.session.connection(execution_options=WRITE)
-
-
-def _lock_timeout(error: OperationalError) -> bool:
-    """A lock not had in time, or a deadlock the database ended this write to break."""
-    message = str(error.orig).lower()
-    return any(cause in message for cause in ("database is locked", "lock timeout", "deadlock"))
