@@ -25,14 +25,13 @@ def record_deal(
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
 ) -> tuple[MatchView, bool]:
-    """Record a deal for ``seat`` (None: a tie; no ``match_id``: in a new match); returns
-    the match and whether the deal is new (a ``request_id`` seen before records nothing)."""
+    """Record a deal (``seat`` None: a tie); returns the match and whether the deal is new."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
     if (
         request_id is not None
         and stored.match.recorded_by(request_id) is None
         and spent.request_spent(
-            match_id=stored.id, request_id=request_id, seat=seat, outcome=outcome
+            match_id=stored.row.id, request_id=request_id, seat=seat, outcome=outcome
         )
     ):
         return _unchanged(stored), False
@@ -57,7 +56,7 @@ def undo_last_deal(
     removed = stored.match.undo(number=number, request_id=request_id)
     if removed is None:
         return _unchanged(stored), None
-    spent.spend_request(owner=owner, match_id=stored.id, deal=removed)
+    spent.spend_request(owner=owner, match_id=stored.row.id, deal=removed)
     return saved(stored), before.deals[-1]  # type: ignore[index]
 
 
@@ -84,7 +83,7 @@ def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, D
     stored = repository.load(owner, match_id, for_update=True)
     stored.match.deal(number)  # refused here if there is none
     removed = view(stored).deals[number - 1]  # type: ignore[index]
-    spent.spend_request(owner=owner, match_id=stored.id, deal=stored.match.delete(number))
+    spent.spend_request(owner=owner, match_id=stored.row.id, deal=stored.match.delete(number))
     return saved(stored), removed
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import datetime
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -29,6 +30,17 @@ MAX_MATCHES_PER_BROWSER = 2000  # an export of them all still fits one import
 
 
 class TooManyMatches(Conflict): ...
+
+
+class Settings(TypedDict, total=False):
+    """What a match starts or changes with: a setting not given stays as it is."""
+
+    target: int | None
+    names: tuple[str, str] | None
+    rules: RuleChanges | None
+    preset: Preset | None
+    first_dealer: Seat | None
+    game: GameName | None
 
 
 def get_match(*, owner: str | None, match_id: int) -> MatchView:
@@ -71,20 +83,14 @@ def start_match(
     *,
     owner: str,
     uid: str | None = None,
-    target: int | None = None,
-    names: tuple[str, str] | None = None,
-    rules: RuleChanges | None = None,
-    preset: Preset | None = None,
-    first_dealer: Seat | None = None,
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
-    game: GameName | None = None,
+    **settings: Unpack[Settings],
 ) -> tuple[MatchView, bool]:
     """Start a match on ``device``'s screen, or find the one this ``uid`` started; and if new."""
     lock_owners(owner)
-    asked = spent.settings_digest(
-        target=target, names=names, rules=rules, preset=preset, first_dealer=first_dealer, game=game
-    )
+    every: dict[str, Any] = {name: settings.get(name) for name in Settings.__annotations__}
+    asked = spent.settings_digest(**every)
     if uid is not None:
         found = _with_uid(owner, uid)
         spent.check_start(owner=owner, uid=uid, settings=asked, exists=found is not None)
@@ -93,14 +99,7 @@ def start_match(
     previous = None if device is None else shown_id(owner=owner, device=device)
     try:
         stored = _start(owner, device, default_names, uid=uid, previous=previous)
-        stored.match.change(
-            game=game,
-            names=names,
-            target=target,
-            rules=rules,
-            preset=preset,
-            first_dealer=first_dealer,
-        )
+        stored.match.change(**settings)
         repository.save(stored, at=stored.match.created_at)
         if uid is not None:
             spent.spend_uid(owner=owner, uid=uid, settings=asked)
@@ -112,7 +111,7 @@ def start_match(
             raise
         return found, False
     if device is not None and previous is not None:
-        push.moved(match_id=previous, to=stored.id, by=device.id)
+        push.moved(match_id=previous, to=stored.row.id, by=device.id)
     return view(stored), True
 
 
@@ -137,10 +136,11 @@ def _start(
     if (latest_id := repository.current_id(owner)) is not None:
         latest = db.session.get_one(Match, latest_id)
         match.game = GAMES[latest.game]
-        match.names, match.target, match.rules = latest.names, match.game.target, latest.rules
+        match.names, match.rules = (latest.player1, latest.player2), latest.rules
+        match.target = match.game.target
     stored = repository.add(owner, match, at=match.created_at)
     if device is not None:
-        devices.shows(device_id=device.id, match_id=stored.id, started_from=previous)
+        devices.shows(device_id=device.id, match_id=stored.row.id, started_from=previous)
     return stored
 
 
@@ -164,7 +164,7 @@ def saved(stored: Stored, at: datetime | None = None) -> MatchView:
     """Save the match, commit and announce it; returns it as it is now."""
     repository.save(stored, at=at or utcnow())
     db.session.commit()
-    push.changed(stored.id)
+    push.changed(stored.row.id)
     return view(stored)
 
 
@@ -178,27 +178,14 @@ def change_match(
     *,
     owner: str,
     match_id: int | None,
-    target: int | None = None,
-    names: tuple[str, str] | None = None,
-    rules: RuleChanges | None = None,
-    preset: Preset | None = None,
-    first_dealer: Seat | None = None,
     play_on: bool = False,
     device: Device | None = None,
     default_names: tuple[str, str] = DEFAULT_NAMES,
-    game: GameName | None = None,
+    **settings: Unpack[Settings],
 ) -> MatchView:
     """Change the settings; with no ``match_id`` the browser's first match starts with them."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
-    stored.match.change(
-        game=game,
-        names=names,
-        target=target,
-        rules=rules,
-        preset=preset,
-        first_dealer=first_dealer,
-        play_on=play_on,
-    )
+    stored.match.change(play_on=play_on, **settings)
     return saved(stored)
 
 
@@ -220,7 +207,7 @@ def delete_match(*, owner: str, match_id: int) -> MatchView:
         raise Conflict(N_("This match was played at a table of an evening; it stays with it."))
     deleted = view(stored)
     spent.spend_uid_of_deleted(owner=owner, uid=stored.match.uid)
-    repository.delete(stored)
+    db.session.delete(stored.row)
     db.session.commit()
     push.deleted(match_id)
     return deleted

@@ -35,6 +35,9 @@ class DealView:
     rules: HouseRules = DEFAULT_RULES  # those it was recorded under, and is corrected under
 
 
+SHARED_WITH_DEAL = ("player", "outcome", "points", "created_at", "request_id", "rules")
+
+
 @dataclass(frozen=True)
 class MatchView:
     """A match as pages and the API show it; ``id`` is None before anything is stored."""
@@ -99,21 +102,16 @@ def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
     deals = tuple(
         DealView(
             number=number,
-            player=deal.player,
-            outcome=deal.outcome,
-            points=deal.points,
             scores=after.scores,
-            created_at=deal.created_at,
             corrected=deal.corrected_at is not None,
             dealer=dealer,
-            request_id=deal.request_id,
-            rules=deal.rules,
+            **{name: getattr(deal, name) for name in SHARED_WITH_DEAL},
         )
         for number, (deal, after, dealer) in enumerate(
             zip(match.deals, match.running_totals(), dealers, strict=False), 1
         )
     )
-    games = series.with_own_win(stored.earlier, match.tallied, match.marks)
+    before, tallied, marks = stored.earlier, match.tallied, match.marks  # its series before it
     session = None
     if with_deals and match.rules.session is Session.BEST_OF_THREE:
         earlier = series.session_before(row.owner, match.game.name, match.names, row.id)
@@ -123,8 +121,8 @@ def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
         uid=match.uid,
         target=match.target,
         players=(
-            PlayerView(1, match.names[0], standing.scores[0], games[0]),
-            PlayerView(2, match.names[1], standing.scores[1], games[1]),
+            PlayerView(1, match.names[0], standing.scores[0], before[0] + marks * (tallied == 1)),
+            PlayerView(2, match.names[1], standing.scores[1], before[1] + marks * (tallied == 2)),
         ),
         winner=standing.winner,
         deal_count=len(match.deals),

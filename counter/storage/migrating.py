@@ -60,8 +60,7 @@ def upgrade_in_own_process(url: str) -> None:
 
 @contextmanager
 def _one_at_a_time(engine: Engine) -> Iterator[None]:
-    """One worker at a time migrates an SQLite file: its CREATE TABLEs run outside any
-    transaction (PostgreSQL takes an advisory lock in env.py)."""
+    """One worker at a time migrates an SQLite file (PostgreSQL: an advisory lock in env.py)."""
     path = engine.url.database
     if engine.dialect.name != "sqlite" or not path or path == ":memory:" or fcntl is None:
         yield

@@ -128,10 +128,6 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         back_populates="match", order_by="Deal.number", **OWNED
     )
 
-    @property
-    def names(self) -> tuple[str, str]:
-        return (self.player1, self.player2)
-
 
 class Deal(db.Model):  # type: ignore[name-defined,misc]
     """One deal's game points, recorded for the player who received them."""
@@ -174,13 +170,14 @@ class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
     used_at: Mapped[datetime | None]
 
 
+# Execution options of a transaction that will write: on SQLite, BEGIN IMMEDIATE takes the write
+# lock up front instead of failing half-way (other databases ignore them).
+WRITE: dict[str, Any] = {"sqlite_begin": "IMMEDIATE"}
+
+
 def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
-    """How long a write waits for a lock (then 503: counter.storage.transactions); on SQLite
-    also WAL, durable commits, and BEGINs of our own, so that a write can take the lock up
-    front (``BEGIN IMMEDIATE``, :data:`WRITE`) instead of failing half-way."""
+    """How long a write waits for a lock (then 503); on SQLite also WAL, and BEGINs of ours."""
     sqlite = engine.dialect.name == "sqlite"
-    if not sqlite and engine.dialect.name != "postgresql":
-        return
     statements = [f"SET lock_timeout = {int(lock_timeout_ms)}"]
     if sqlite:
         statements = [
@@ -190,6 +187,9 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
             "PRAGMA foreign_keys=ON",
             "PRAGMA secure_delete=ON",  # what is deleted is overwritten (and empty_the_log)
         ]
+        event.listen(engine, "begin", _begin)
+    elif engine.dialect.name != "postgresql":
+        return
 
     @event.listens_for(engine, "connect")
     def _on_connect(connection: Any, _record: Any) -> None:
@@ -201,28 +201,19 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
         cursor.close()
         connection.commit()
 
-    if not sqlite:
-        return
 
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: Connection) -> None:
-        mode = connection.get_execution_options().get(SQLITE_BEGIN, "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+def _begin(connection: Connection) -> None:
+    mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+    connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 def empty_the_log() -> None:
-    """On SQLite, copy the write-ahead log (old pages that ``secure_delete`` did not zero) into
-    the database and cut it to nothing."""
+    """On SQLite, fold the write-ahead log (old pages not zeroed) into the database, to nothing."""
     if db.engine.dialect.name != "sqlite":
         return
     # In autocommit: a checkpoint inside a transaction could not reach the log's end.
     with closing(db.engine.raw_connection()) as raw:
         raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
-
-
-SQLITE_BEGIN = "sqlite_begin"
-WRITE: dict[str, Any] = {SQLITE_BEGIN: "IMMEDIATE"}
-"""Execution options for a transaction that will write (ignored by other databases)."""
 
 
 class Device(db.Model):  # type: ignore[name-defined,misc]

@@ -10,8 +10,7 @@ from counter.storage.models import db
 
 
 def lock_owners(*owners: str) -> None:
-    """Wait until no other transaction writes for these keys; held until this one ends.
-    Locked in one order, so two transactions locking the same keys cannot deadlock."""
+    """Wait until no other transaction writes for these keys; in one order, so no deadlock."""
     if db.session.get_bind().dialect.name != "postgresql":
         return  # SQLite: the transaction holds the database's only write lock already
     # PostgreSQL's advisory locks are numbered: a signed 64-bit number for each key.

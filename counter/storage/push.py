@@ -7,13 +7,12 @@ import logging
 import os
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from flask import Flask, current_app
+from flask import Flask, current_app, g
 
 from counter.storage.models import utcnow
 
@@ -26,9 +25,7 @@ CHECK = "check"  # ask whether the reader may still see it
 END = "end"  # this process is stopping: the page reconnects elsewhere
 REDIS_TIMEOUT_S = 0.5
 REDIS_AGAIN_S = 0.25
-# In the channel's name, so that two releases sharing a Redis during a deploy never
-# misread each other's messages.
-MESSAGES = "v3"
+MESSAGES = "v3"  # in the channel's name: two releases sharing a Redis never mix messages
 
 
 def match_key(match_id: int) -> str:
@@ -60,8 +57,7 @@ class Watcher:
         self.arrived.set()
 
     def wait(self, timeout: float) -> str | None:
-        """Once something comes (None after ``timeout``): END, else CHECK, else CHANGED
-        (unless GONE), else the newest news; the rest comes at the next call."""
+        """END, else CHECK, else CHANGED (unless GONE), else the newest news; None: nothing came."""
         if not self.arrived.wait(timeout):
             return None
         if END in self.pending:
@@ -87,7 +83,7 @@ class Hub:
         self.redis_url = redis_url or ""
         self.channel = f"{channel}:{MESSAGES}"
         self._lock = threading.Lock()
-        self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
+        self._watchers: set[Watcher] = set()
         self._redis: Any = None
         if redis_url:
             import redis  # the production extra's
@@ -105,28 +101,23 @@ class Hub:
             self._listen()
         watcher = Watcher(key, also)
         with self._lock:
-            for each in (key, *also):
-                self._watchers[each].add(watcher)
+            self._watchers.add(watcher)
         if self._closed.is_set():
             watcher.offer("", END)
         return watcher
 
     def unwatch(self, watcher: Watcher) -> None:
         with self._lock:
-            for each in (watcher.key, *watcher.also):
-                self._watchers[each].discard(watcher)
-                if not self._watchers[each]:
-                    del self._watchers[each]
+            self._watchers.discard(watcher)
 
     def _all(self) -> set[Watcher]:
         with self._lock:
-            return {watcher for each in self._watchers.values() for watcher in each}
+            return set(self._watchers)
 
     def deliver(self, key: str, stamp: str, payload: str) -> None:
-        with self._lock:
-            watchers = list(self._watchers.get(key, ()))
-        for watcher in watchers:
-            watcher.offer(stamp, payload)
+        for watcher in self._all():
+            if key in (watcher.key, *watcher.also):
+                watcher.offer(stamp, payload)
 
     def announce(self, key: str, stamp: str, payload: str) -> None:
         if self._redis is not None:
@@ -205,31 +196,26 @@ def hub() -> Hub:
     return cast(Hub, current_app.extensions["push"])
 
 
-_held = threading.local()
-
-
 @contextmanager
 def after_writing() -> Iterator[None]:
     """Hold a write's announcements until it ends: a slow Redis never delays the next write."""
-    if getattr(_held, "news", None) is not None:  # a write inside a write
+    if "held_news" in g:  # a write inside a write
         yield
         return
-    _held.news = []
+    g.held_news = []
     try:
         yield
     finally:
-        news, _held.news = _held.news, None
-        for each in news:
+        for each in g.pop("held_news"):
             hub().announce(*each)
 
 
 def _announce(key: str, payload: str) -> None:
     news = (key, utcnow().isoformat(timespec="microseconds"), payload)
-    held: list[tuple[str, str, str]] | None = getattr(_held, "news", None)
-    if held is None:
-        hub().announce(*news)
+    if "held_news" in g:
+        g.held_news.append(news)
     else:
-        held.append(news)
+        hub().announce(*news)
 
 
 def changed(match_id: int) -> None:

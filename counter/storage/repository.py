@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import selectinload
@@ -37,34 +37,43 @@ class Stored:
     earlier: tuple[int, int] = (0, 0)
     _rows: dict[int, Deal] = field(default_factory=dict, repr=False)
 
-    @property
-    def id(self) -> int:
-        return self.row.id
+
+DEAL_FIELDS = tuple(each.name for each in fields(game.Deal))
 
 
-def seat(value: int) -> Seat:
-    return cast(Seat, value)
+def _columns(deal: game.Deal) -> dict[str, Any]:
+    """A game deal as its row's attributes."""
+    return {name: getattr(deal, name) for name in DEAL_FIELDS} | {"outcome": deal.outcome.value}
+
+
+def _match_columns(match: game.Match) -> dict[str, Any]:
+    """What a match row keeps of the game's match; ``won_by`` and ``marks`` for series.py."""
+    return {
+        "player1": match.names[0],
+        "player2": match.names[1],
+        "target": match.target,
+        "first_dealer": match.first_dealer,
+        "rules": match.rules,
+        "won_by": match.winner,
+        "marks": match.marks or None,
+        "game": match.game.name,
+    }
 
 
 def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
     deals = [
         game.Deal(
-            player=None if each.player is None else seat(each.player),
-            outcome=Outcome(each.outcome),
-            points=each.points,
-            rules=each.rules,
-            created_at=each.created_at,
-            corrected_at=each.corrected_at,
-            request_id=each.request_id,
+            **{name: getattr(each, name) for name in DEAL_FIELDS}
+            | {"outcome": Outcome(each.outcome)}
         )
         for each in row.deals
     ]
     match = game.Match(
         uid=row.uid,
-        names=row.names,
+        names=(row.player1, row.player2),
         created_at=row.created_at,
         target=row.target,
-        first_dealer=seat(row.first_dealer),
+        first_dealer=cast(Seat, row.first_dealer),
         rules=row.rules,
         deals=deals,
         game=GAMES[row.game],
@@ -106,8 +115,7 @@ def add(owner: str, match: game.Match, *, at: datetime) -> Stored:
 
 
 def save(stored: Stored, *, at: datetime) -> None:
-    """Write the match as the game has it now, played in at ``at``; in another series (new
-    names or game, or a new match), with that series' games before it."""
+    """Write the match as the game has it now, played in at ``at``, with its series' games."""
     row, match = stored.row, stored.match
     wanted = [(deal, stored._rows.get(id(deal))) for deal in match.deals]
     kept = {id(each) for _, each in wanted if each is not None}
@@ -119,29 +127,22 @@ def save(stored: Stored, *, at: datetime) -> None:
         for number, (_, each) in enumerate(wanted, 1)
         if each is not None and each.number != number
     ]
+    for each in moving:
+        each.number += RENUMBERING
     if gone or moving:
-        db.session.flush()
-    if moving:
-        for each in moving:
-            each.number += RENUMBERING
-        db.session.flush()
+        db.session.flush()  # the deletes and the moves out of the way before the numbers
     for number, (deal, found) in enumerate(wanted, 1):
         if found is None:
-            found = Deal(created_at=deal.created_at, request_id=deal.request_id, rules=deal.rules)
+            found = stored._rows[id(deal)] = Deal(**_columns(deal))
             row.deals.append(found)
-            stored._rows[id(deal)] = found
         # Only what changed is set: setting a column costs, even to the same value.
         values = (number, deal.player, deal.outcome.value, deal.points, deal.corrected_at)
         if values != (found.number, found.player, found.outcome, found.points, found.corrected_at):
             found.number, found.player, found.outcome, found.points, found.corrected_at = values
-    other_series = (row.game, row.names) != (match.game.name, match.names)
-    row.player1, row.player2 = match.names
-    row.target, row.first_dealer = match.target, match.first_dealer
-    if row.rules != match.rules:
-        row.rules = match.rules
-    row.won_by = match.winner  # series.py counts games by these two
-    row.marks = match.marks or None
-    row.game = match.game.name
+    other_series = (row.game, row.player1, row.player2) != (match.game.name, *match.names)
+    for name, value in _match_columns(match).items():
+        if getattr(row, name) != value:
+            setattr(row, name, value)
     row.played_at = at
     db.session.flush()
     if other_series:
@@ -157,44 +158,22 @@ def add_many(owner: str, matches: list[game.Match]) -> None:
             {
                 "uid": match.uid,
                 "owner": owner,
-                "player1": match.names[0],
-                "player2": match.names[1],
-                "target": match.target,
-                "first_dealer": match.first_dealer,
                 "created_at": match.created_at,
                 "played_at": max(
                     [match.created_at, *(d.corrected_at or d.created_at for d in match.deals)]
                 ),
-                "won_by": match.winner,
-                "marks": match.marks or None,
-                "game": match.game.name.value,
-                **match.rules.as_dict(),
+                **_match_columns(match),
             }
             for match in matches
         ],
     ).scalars()
     deals = [
-        {
-            "match_id": match_id,
-            "number": number,
-            "player": deal.player,
-            "outcome": deal.outcome.value,
-            "points": deal.points,
-            "created_at": deal.created_at,
-            "corrected_at": deal.corrected_at,
-            "request_id": deal.request_id,
-            **deal.rules.as_dict(),
-        }
+        {"match_id": match_id, "number": number, **_columns(deal)}
         for match_id, match in zip(ids, matches, strict=True)
         for number, deal in enumerate(match.deals, 1)
     ]
     if deals:
         db.session.execute(insert(Deal), deals)
-
-
-def delete(stored: Stored) -> None:
-    db.session.delete(stored.row)
-    db.session.flush()
 
 
 def page(owner: str | None, *, offset: int, limit: int) -> list[Stored]:

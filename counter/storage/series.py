@@ -26,27 +26,21 @@ def _same_series(match: Any, game: Any, first: Any, second: Any) -> ColumnElemen
 _TO_LOSER = [game.name.value for game in GAMES.values() if game.tally is Tally.LOSER]
 
 
-def _won(match: Any) -> tuple[ColumnElement[bool], Any]:
-    """Whether ``match`` has a winner, and the name its marks count for."""
-    to_first = or_(
-        and_(match.won_by == 1, match.game.not_in(_TO_LOSER)),
-        and_(match.won_by == 2, match.game.in_(_TO_LOSER)),
-    )
-    return match.won_by.is_not(None), case((to_first, match.player1), else_=match.player2)
-
-
 def earlier_wins(seat: Seat) -> ScalarSelect[int]:
     """For a match being loaded: the seat's games in the series before it."""
     earlier = aliased(Match)
     player = Match.player1 if seat == 1 else Match.player2
-    finished, tallied = _won(earlier)
+    to_first = or_(
+        and_(earlier.won_by == 1, earlier.game.not_in(_TO_LOSER)),
+        and_(earlier.won_by == 2, earlier.game.in_(_TO_LOSER)),
+    )
     return (
         select(func.coalesce(func.sum(earlier.marks), 0))
         .where(
             earlier.owner == Match.owner,
             earlier.id < Match.id,
-            finished,
-            tallied == player,
+            earlier.won_by.is_not(None),
+            case((to_first, earlier.player1), else_=earlier.player2) == player,
             _same_series(earlier, Match.game, Match.player1, Match.player2),
         )
         .correlate(Match)
@@ -54,15 +48,10 @@ def earlier_wins(seat: Seat) -> ScalarSelect[int]:
     )
 
 
-def with_own_win(earlier: tuple[int, int], tallied: int | None, marks: int) -> tuple[int, int]:
-    return earlier[0] + marks * (tallied == 1), earlier[1] + marks * (tallied == 2)
-
-
 def session_before(
     owner: str, game: GameName, names: tuple[str, str], match_id: int
 ) -> tuple[int, int]:
-    """Each seat's matches won in the best of three still open before match ``match_id``,
-    as the game counts them from the winners of the pair's best-of-three matches."""
+    """Each seat's matches won in the best of three still open before match ``match_id``."""
     winner = case((Match.won_by == 1, Match.player1), else_=Match.player2)
     winners = db.session.scalars(
         select(winner)

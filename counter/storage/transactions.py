@@ -14,12 +14,13 @@ from counter.storage.models import WRITE, db
 
 P = ParamSpec("P")
 R = TypeVar("R")
+# A lock not had in time, or a deadlock the database ended this write to break.
+LOCKED = ("database is locked", "lock timeout", "deadlock")
 BUSY = N_("The counter is busy with another write; nothing was changed. Try again.")
 
 
 def writes(service: Callable[P, R]) -> Callable[P, R]:
-    """Run a service in a write transaction; a refusal rolls back, so it changes nothing, and
-    a lock not had in time is :class:`~counter.game.refusals.Busy` (503), never an error page."""
+    """Run a service in a write transaction: a refusal rolls back, a lock not had is Busy (503)."""
 
     @functools.wraps(service)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -27,10 +28,13 @@ def writes(service: Callable[P, R]) -> Callable[P, R]:
             try:
                 begin_write()
                 return service(*args, **kwargs)
-            except BaseException as error:
+            except OperationalError as error:
                 db.session.rollback()
-                if isinstance(error, OperationalError) and _lock_timeout(error):
+                if any(cause in str(error.orig).lower() for cause in LOCKED):
                     raise Busy(BUSY) from error
+                raise
+            except BaseException:
+                db.session.rollback()
                 raise
 
     return run
@@ -40,9 +44,3 @@ def begin_write() -> None:
     """Start a fresh transaction that may write; on SQLite it waits for the write lock now."""
     db.session.rollback()  # end any read transaction, whose snapshot may be stale
     db.session.connection(execution_options=WRITE)
-
-
-def _lock_timeout(error: OperationalError) -> bool:
-    """A lock not had in time, or a deadlock the database ended this write to break."""
-    message = str(error.orig).lower()
-    return any(cause in message for cause in ("database is locked", "lock timeout", "deadlock"))
