@@ -7,6 +7,7 @@ import logging
 import os
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -83,7 +84,7 @@ class Hub:
         self.redis_url = redis_url or ""
         self.channel = f"{channel}:{MESSAGES}"
         self._lock = threading.Lock()
-        self._watchers: set[Watcher] = set()
+        self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)  # by key heard
         self._redis: Any = None
         if redis_url:
             import redis  # the production extra's
@@ -101,23 +102,28 @@ class Hub:
             self._listen()
         watcher = Watcher(key, also)
         with self._lock:
-            self._watchers.add(watcher)
+            for each in (key, *also):
+                self._watchers[each].add(watcher)
         if self._closed.is_set():
             watcher.offer("", END)
         return watcher
 
     def unwatch(self, watcher: Watcher) -> None:
         with self._lock:
-            self._watchers.discard(watcher)
+            for each in (watcher.key, *watcher.also):
+                self._watchers[each].discard(watcher)
+                if not self._watchers[each]:
+                    del self._watchers[each]
 
     def _all(self) -> set[Watcher]:
         with self._lock:
-            return set(self._watchers)
+            return {watcher for each in self._watchers.values() for watcher in each}
 
     def deliver(self, key: str, stamp: str, payload: str) -> None:
-        for watcher in self._all():
-            if key in (watcher.key, *watcher.also):
-                watcher.offer(stamp, payload)
+        with self._lock:
+            watchers = list(self._watchers.get(key, ()))
+        for watcher in watchers:
+            watcher.offer(stamp, payload)
 
     def announce(self, key: str, stamp: str, payload: str) -> None:
         if self._redis is not None:
