@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -11,11 +13,11 @@ from sqlalchemy import Row, select
 from sqlalchemy.exc import IntegrityError
 
 from counter.game import evening as rules
-from counter.game.evening import Format, Pairing, Standing, TableSettings
+from counter.game.evening import Format, Pairing, Standing
 from counter.game.games import GAMES
 from counter.game.names import parse_name
 from counter.game.refusals import N_, Conflict, Gone, Invalid, NotFound
-from counter.game.scoring import PRESETS, TARGETS
+from counter.game.scoring import PRESETS, TARGETS, GameName
 from counter.services import matches
 from counter.services.read_models import MatchView
 from counter.services.sharing import queryable
@@ -46,7 +48,8 @@ class EveningView:
     id: int
     name: str
     format: Format
-    settings: TableSettings
+    game: GameName  # every table's match is started with the game, target and rules
+    target: int
     board_token: str
     created_at: datetime
     ended: bool
@@ -96,11 +99,11 @@ def create_evening(
     return row.id
 
 
-def list_evenings(*, owner: str | None) -> list[tuple[int, str, datetime, bool]]:
-    """This browser's evenings, newest first: id, name, when, and whether it ended."""
-    found = select(Evening.id, Evening.name, Evening.created_at, Evening.ended_at.is_not(None))
+def list_evenings(*, owner: str | None) -> Sequence[Row[int, str, datetime, datetime | None]]:
+    """This browser's evenings, newest first: id, name, when it began and ended."""
+    found = select(Evening.id, Evening.name, Evening.created_at, Evening.ended_at)
     found = found.where(Evening.owner == owner).order_by(Evening.id.desc())
-    return [(a, b, c, bool(d)) for a, b, c, d in db.session.execute(found)]
+    return db.session.execute(found).all()
 
 
 def _row(owner: str | None, evening_id: int, *, writing: bool = False) -> Evening:
@@ -147,10 +150,6 @@ def _players(row: Evening) -> list[rules.Player]:
     return [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
 
 
-def _settings(row: Evening) -> TableSettings:
-    return TableSettings(target=row.target, rules=row.rules, game=row.game)
-
-
 def _view(row: Evening) -> EveningView:
     players = _players(row)
     names: dict[int | None, str] = {p.id: p.name for p in players}
@@ -166,7 +165,8 @@ def _view(row: Evening) -> EveningView:
         id=row.id,
         name=row.name,
         format=fmt,
-        settings=_settings(row),
+        game=row.game,
+        target=row.target,
         board_token=row.board_token,
         created_at=row.created_at,
         ended=row.ended_at is not None,
@@ -198,14 +198,16 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     row = _row(owner, evening_id)
     drawn = _draw(row, number)
     names = {p.id: p.name for p in row.players}
-    settings = _settings(row).for_start()
+    house = dataclasses.asdict(row.rules)
     started: list[tuple[int, int | None, int | None]] = []
     for a, b in drawn:
         match_id = None
         if b is not None:
             uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
             pair = (names[a], names[b])
-            match, _new = matches.start_match(owner=owner, uid=uid, names=pair, **settings)
+            match, _new = matches.start_match(
+                owner=owner, uid=uid, names=pair, target=row.target, rules=house, game=row.game
+            )
             match_id = match.id
         started.append((a, b, match_id))
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
