@@ -177,11 +177,7 @@ def _standing(fmt: Format, player: Player, tables: Sequence[Table]) -> Standing:
 
 
 def next_round(
-    fmt: Format,
-    players: Sequence[Player],
-    tables: Sequence[Table],
-    swiss_rounds: int,
-    seed: str,
+    fmt: Format, players: Sequence[Player], tables: Sequence[Table], swiss_rounds: int, seed: str
 ) -> tuple[int, list[Pairing]] | None:
     """The next round's number and pairings; None when the evening's rounds are over."""
     if any(table.winner is None and not table.bye for table in tables):

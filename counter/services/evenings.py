@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Row, select
-from sqlalchemy.exc import IntegrityError
 
 from counter.game import evening as rules
 from counter.game.evening import Format, Pairing, Standing
@@ -78,11 +77,8 @@ def create_evening(
     GAMES[game].check_target(target)
     players = rules.check_players(names)
     if fmt == Format.SWISS and not 1 <= rounds < len(players):
-        raise Invalid(
-            N_("With %(count)s players, play 1 to %(most)s rounds."),
-            count=len(players),
-            most=len(players) - 1,
-        )
+        message = N_("With %(count)s players, play 1 to %(most)s rounds.")
+        raise Invalid(message, count=len(players), most=len(players) - 1)
     row = Evening(
         owner=owner,
         name=parse_name(name, 1, "—"),
@@ -199,17 +195,16 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     drawn = _draw(row, number)
     names = {p.id: p.name for p in row.players}
     house = dataclasses.asdict(row.rules)
-    started: list[tuple[int, int | None, int | None]] = []
-    for a, b in drawn:
-        match_id = None
-        if b is not None:
-            uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
-            pair = (names[a], names[b])
-            match, _new = matches.start_match(
-                owner=owner, uid=uid, names=pair, target=row.target, rules=house, game=row.game
-            )
-            match_id = match.id
-        started.append((a, b, match_id))
+
+    def start(a: int, b: int) -> int | None:
+        uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
+        pair = (names[a], names[b])
+        match, _new = matches.start_match(
+            owner=owner, uid=uid, names=pair, target=row.target, rules=house, game=row.game
+        )
+        return match.id
+
+    started = [(a, b, None if b is None else start(a, b)) for a, b in drawn]
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
 
 
@@ -232,18 +227,14 @@ def _seat(
     *, owner: str, evening_id: int, number: int, started: list[tuple[int, int | None, int | None]]
 ) -> None:
     row = _row(owner, evening_id, writing=True)
-    # Drawn again under the lock: a player or a result that changed since makes another round.
+    # Drawn again under the lock: a round started meanwhile, or a new player or result, is seen.
     if _draw(row, number) != [(a, b) for a, b, _match in started]:
         raise Conflict(N_("The round changed while it was started; start it again."))
     for index, (a, b, match_id) in enumerate(started, 1):
         table = EveningTable(round=number, number=index, player1=a, player2=b, match_id=match_id)
         table.token = None if b is None else secrets.token_urlsafe(16)
         row.tables.append(table)
-    try:
-        db.session.commit()
-    except IntegrityError:  # the other phone's start won the race
-        db.session.rollback()
-        raise Conflict(N_("Round %(number)s has started already."), number=number) from None
+    db.session.commit()
     push.evening_changed(evening_id)
 
 
@@ -274,11 +265,8 @@ def withdraw(*, owner: str, evening_id: int, player_id: int) -> None:
         raise NotFound(N_("That player is not playing this evening."))
     busy = [t for t in shown.current if t.winner is None and player.name in t.names and t.names[1]]
     if busy:
-        raise Conflict(
-            N_("%(name)s is still playing at table %(table)s: end that match first."),
-            name=player.name,
-            table=busy[0].number,
-        )
+        message = N_("%(name)s is still playing at table %(table)s: end that match first.")
+        raise Conflict(message, name=player.name, table=busy[0].number)
     player.left = shown.round
     db.session.commit()
     push.evening_changed(evening_id)

@@ -11,7 +11,6 @@ from flask import Blueprint, Response, redirect, render_template, request, sessi
 from flask_babel import gettext
 from werkzeug.wrappers import Response as ResponseBase
 
-from counter.game import parsing
 from counter.game.evening import Format
 from counter.game.refusals import N_, NotFound, Refusal
 from counter.game.scoring import DEFAULT_TARGET
@@ -52,7 +51,7 @@ def create_evening() -> ResponseBase:
         fmt=request.form.get("format", ""),
         names=request.form.get("players", "").splitlines(),
         rounds=forms.number("rounds") or 0,
-        target=parsing.target_text(request.form.get("target", str(DEFAULT_TARGET))),
+        target=forms.target() or DEFAULT_TARGET,
         preset=request.form.get("preset", ""),
         owner=ensure_owner(),  # last: a form refused while read makes no device
     )
@@ -79,6 +78,10 @@ def _back(evening_id: int) -> ResponseBase:
     return redirect(url_for("evenings.show", evening_id=evening_id))
 
 
+def _number(field: str) -> Reader:
+    return lambda: forms.number(field) or 0
+
+
 def _host_form(rule: str, endpoint: str, change: Callable[..., None], **form: Reader) -> None:
     """A host's form: ``change`` with the URL's ids and ``form``'s fields, then back to the page."""
 
@@ -91,17 +94,10 @@ def _host_form(rule: str, endpoint: str, change: Callable[..., None], **form: Re
     bp.add_url_rule(f"/evenings/<id:evening_id>{rule}", endpoint, view, methods=["POST"])
 
 
-_host_form(
-    "/rounds", "start_round", evenings.start_round, number=lambda: forms.number("round") or 0
-)
+_host_form("/rounds", "start_round", evenings.start_round, number=_number("round"))
 _host_form("/players", "add_player", evenings.add_player, name=lambda: request.form.get("name", ""))
 _host_form("/players/<id:player_id>/withdraw", "withdraw", evenings.withdraw)
-_host_form(
-    "/tables/<id:table_id>/award",
-    "award",
-    evenings.award,
-    player_id=lambda: forms.number("player") or 0,
-)
+_host_form("/tables/<id:table_id>/award", "award", evenings.award, player_id=_number("player"))
 _host_form("/end", "end", evenings.end_evening)
 
 
@@ -125,8 +121,7 @@ def standings_csv(evening_id: int) -> ResponseBase:
 
 @bp.get("/board/<token>")
 def board(token: str) -> str:
-    shown = evenings.board(token=token)
-    return render_template("board.html", evening=shown, token=token)
+    return render_template("board.html", evening=evenings.board(token=token))
 
 
 @bp.get("/api/board/<token>/events")
