@@ -279,8 +279,7 @@ def award(*, owner: str, evening_id: int, table_id: int, player_id: int) -> None
     table = next((t for t in row.tables if t.id == table_id), None)
     if table is None or player_id not in (table.player1, table.player2) or table.player2 is None:
         raise NotFound(N_("That table has no such player."))
-    shown = next(t for t in _view(row).tables if t.id == table_id)
-    if shown.winner is not None:
+    if next(t for t in _view(row).tables if t.id == table_id).winner is not None:
         raise Conflict(N_("That table's match is over already."))
     table.awarded_to = player_id
     db.session.commit()
