@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from counter.game.names import parse_name
 from counter.game.refusals import N_, Conflict, Invalid, TooLarge
-from counter.game.scoring import GameName, HouseRules
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 64
 LIVES = 3
@@ -23,18 +20,6 @@ class Format(StrEnum):
     ROUND_ROBIN = "round_robin"
     SWISS = "swiss"
     LIVES = "lives"
-
-
-@dataclass(frozen=True)
-class TableSettings:
-    """What every table's match of an evening is started with."""
-
-    target: int
-    rules: HouseRules
-    game: GameName = GameName.SANTASE
-
-    def for_start(self) -> dict[str, Any]:
-        return {"target": self.target, "rules": dataclasses.asdict(self.rules), "game": self.game}
 
 
 @dataclass(frozen=True)
@@ -152,8 +137,7 @@ def _pair(
 
 
 def standings(fmt: Format, players: Sequence[Player], tables: Sequence[Table]) -> list[Standing]:
-    """Matches won, then the game-point difference, then the match between the two; with
-    three lives, the living first by lives left, then the fallen, the last to fall first."""
+    """Matches won, then the game-point difference, then the match between the two tied."""
     rows = [_standing(fmt, player, tables) for player in players]
     rows.sort(key=lambda row: (_rank_key(row), row.player.name.casefold()))
     for i in range(len(rows) - 1):
@@ -165,6 +149,7 @@ def standings(fmt: Format, players: Sequence[Player], tables: Sequence[Table]) -
 
 
 def _rank_key(row: Standing) -> tuple[int, ...]:
+    """Three lives: the living first by lives left, then the fallen, the last to fall first."""
     if row.lives is None:
         return (-row.won, -row.difference)
     fell = 10**6 if row.out_in is None else row.out_in  # withdrawn before round 1: 0
@@ -192,11 +177,7 @@ def _standing(fmt: Format, player: Player, tables: Sequence[Table]) -> Standing:
 
 
 def next_round(
-    fmt: Format,
-    players: Sequence[Player],
-    tables: Sequence[Table],
-    swiss_rounds: int,
-    seed: str,
+    fmt: Format, players: Sequence[Player], tables: Sequence[Table], swiss_rounds: int, seed: str
 ) -> tuple[int, list[Pairing]] | None:
     """The next round's number and pairings; None when the evening's rounds are over."""
     if any(table.winner is None and not table.bye for table in tables):

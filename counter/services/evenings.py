@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Row, select
-from sqlalchemy.exc import IntegrityError
 
 from counter.game import evening as rules
-from counter.game.evening import Format, Pairing, Standing, TableSettings
+from counter.game.evening import Format, Pairing, Standing
 from counter.game.games import GAMES
 from counter.game.names import parse_name
 from counter.game.refusals import N_, Conflict, Gone, Invalid, NotFound
-from counter.game.scoring import PRESETS, TARGETS
+from counter.game.scoring import PRESETS, TARGETS, GameName
 from counter.services import matches
 from counter.services.read_models import MatchView
 from counter.services.sharing import queryable
@@ -46,7 +47,8 @@ class EveningView:
     id: int
     name: str
     format: Format
-    settings: TableSettings
+    game: GameName  # every table's match is started with the game, target and rules
+    target: int
     board_token: str
     created_at: datetime
     ended: bool
@@ -75,11 +77,8 @@ def create_evening(
     GAMES[game].check_target(target)
     players = rules.check_players(names)
     if fmt == Format.SWISS and not 1 <= rounds < len(players):
-        raise Invalid(
-            N_("With %(count)s players, play 1 to %(most)s rounds."),
-            count=len(players),
-            most=len(players) - 1,
-        )
+        message = N_("With %(count)s players, play 1 to %(most)s rounds.")
+        raise Invalid(message, count=len(players), most=len(players) - 1)
     row = Evening(
         owner=owner,
         name=parse_name(name, 1, "—"),
@@ -96,11 +95,11 @@ def create_evening(
     return row.id
 
 
-def list_evenings(*, owner: str | None) -> list[tuple[int, str, datetime, bool]]:
-    """This browser's evenings, newest first: id, name, when, and whether it ended."""
-    found = select(Evening.id, Evening.name, Evening.created_at, Evening.ended_at.is_not(None))
+def list_evenings(*, owner: str | None) -> Sequence[Row[int, str, datetime, datetime | None]]:
+    """This browser's evenings, newest first: id, name, when it began and ended."""
+    found = select(Evening.id, Evening.name, Evening.created_at, Evening.ended_at)
     found = found.where(Evening.owner == owner).order_by(Evening.id.desc())
-    return [(a, b, c, bool(d)) for a, b, c, d in db.session.execute(found)]
+    return db.session.execute(found).all()
 
 
 def _row(owner: str | None, evening_id: int, *, writing: bool = False) -> Evening:
@@ -147,10 +146,6 @@ def _players(row: Evening) -> list[rules.Player]:
     return [rules.Player(p.id, p.name, p.joined, p.left) for p in row.players]
 
 
-def _settings(row: Evening) -> TableSettings:
-    return TableSettings(target=row.target, rules=row.rules, game=row.game)
-
-
 def _view(row: Evening) -> EveningView:
     players = _players(row)
     names: dict[int | None, str] = {p.id: p.name for p in players}
@@ -166,7 +161,8 @@ def _view(row: Evening) -> EveningView:
         id=row.id,
         name=row.name,
         format=fmt,
-        settings=_settings(row),
+        game=row.game,
+        target=row.target,
         board_token=row.board_token,
         created_at=row.created_at,
         ended=row.ended_at is not None,
@@ -198,16 +194,17 @@ def start_round(*, owner: str, evening_id: int, number: int) -> None:
     row = _row(owner, evening_id)
     drawn = _draw(row, number)
     names = {p.id: p.name for p in row.players}
-    settings = _settings(row).for_start()
-    started: list[tuple[int, int | None, int | None]] = []
-    for a, b in drawn:
-        match_id = None
-        if b is not None:
-            uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
-            pair = (names[a], names[b])
-            match, _new = matches.start_match(owner=owner, uid=uid, names=pair, **settings)
-            match_id = match.id
-        started.append((a, b, match_id))
+    house = dataclasses.asdict(row.rules)
+
+    def start(a: int, b: int) -> int | None:
+        uid = hashlib.sha256(f"{row.uid}:{number}:{a}:{b}".encode()).hexdigest()[:32]
+        pair = (names[a], names[b])
+        match, _new = matches.start_match(
+            owner=owner, uid=uid, names=pair, target=row.target, rules=house, game=row.game
+        )
+        return match.id
+
+    started = [(a, b, None if b is None else start(a, b)) for a, b in drawn]
     _seat(owner=owner, evening_id=evening_id, number=number, started=started)
 
 
@@ -230,18 +227,14 @@ def _seat(
     *, owner: str, evening_id: int, number: int, started: list[tuple[int, int | None, int | None]]
 ) -> None:
     row = _row(owner, evening_id, writing=True)
-    # Drawn again under the lock: a player or a result that changed since makes another round.
+    # Drawn again under the lock: a round started meanwhile, or a new player or result, is seen.
     if _draw(row, number) != [(a, b) for a, b, _match in started]:
         raise Conflict(N_("The round changed while it was started; start it again."))
     for index, (a, b, match_id) in enumerate(started, 1):
         table = EveningTable(round=number, number=index, player1=a, player2=b, match_id=match_id)
         table.token = None if b is None else secrets.token_urlsafe(16)
         row.tables.append(table)
-    try:
-        db.session.commit()
-    except IntegrityError:  # the other phone's start won the race
-        db.session.rollback()
-        raise Conflict(N_("Round %(number)s has started already."), number=number) from None
+    db.session.commit()
     push.evening_changed(evening_id)
 
 
@@ -272,11 +265,8 @@ def withdraw(*, owner: str, evening_id: int, player_id: int) -> None:
         raise NotFound(N_("That player is not playing this evening."))
     busy = [t for t in shown.current if t.winner is None and player.name in t.names and t.names[1]]
     if busy:
-        raise Conflict(
-            N_("%(name)s is still playing at table %(table)s: end that match first."),
-            name=player.name,
-            table=busy[0].number,
-        )
+        message = N_("%(name)s is still playing at table %(table)s: end that match first.")
+        raise Conflict(message, name=player.name, table=busy[0].number)
     player.left = shown.round
     db.session.commit()
     push.evening_changed(evening_id)
@@ -289,8 +279,7 @@ def award(*, owner: str, evening_id: int, table_id: int, player_id: int) -> None
     table = next((t for t in row.tables if t.id == table_id), None)
     if table is None or player_id not in (table.player1, table.player2) or table.player2 is None:
         raise NotFound(N_("That table has no such player."))
-    shown = next(t for t in _view(row).tables if t.id == table_id)
-    if shown.winner is not None:
+    if next(t for t in _view(row).tables if t.id == table_id).winner is not None:
         raise Conflict(N_("That table's match is over already."))
     table.awarded_to = player_id
     db.session.commit()
