@@ -284,7 +284,7 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     name: Mapped[str] = mapped_column(String(NAME_MAX_LENGTH))
     format: Mapped[str] = mapped_column(String(16))
     rounds: Mapped[int] = mapped_column(SmallInteger, default=0)  # Swiss: how many
-    # What each table's match is started with (counter.game.evening.TableSettings).
+    # What each table's match is started with.
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     rules: Mapped[HouseRules] = house_rules_columns()
     game: Mapped[GameName] = mapped_column(
