@@ -57,6 +57,8 @@ class Deal:
 
 @dataclass
 class Match:
+    """A run of deals between two players until one reaches the target."""
+
     uid: str
     names: tuple[str, str]
     created_at: datetime
@@ -211,6 +213,7 @@ class Match:
         game.check_target(target)
         game.check_rules(rules)
         names = self.names if names is None else names
-        Standing(self.standing.scores, self.target, names).with_target(target, play_on=play_on)
+        now = Standing(self.standing.scores, self.target, names)
+        now.with_target(target, play_on=play_on)  # refused if the new target ends or reopens it
         self.names, self.target, self.rules, self.game = names, target, rules, game
         self.first_dealer = self.first_dealer if first_dealer is None else first_dealer

@@ -20,7 +20,7 @@ from counter.storage.transactions import writes
 GRACE = timedelta(minutes=1)  # the same form sent again within it gets the same token
 
 
-def _asking(form: str, token: str, nonce: str, secret: str) -> tuple[str, DeviceRow | None]:
+def _asking(*, form: str, token: str, nonce: str, secret: str) -> tuple[str, DeviceRow | None]:
     """Its new token, and the asking device locked after its key (None: form carried out)."""
     # The same form sent again with the same old cookie gets the same new token.
     parts = "\0".join((form, token, nonce)).encode()
@@ -56,7 +56,7 @@ def _give_token(row: DeviceRow, fresh: str) -> None:
 @writes
 def forget_others(*, token: str, nonce: str, secret: str) -> str:
     """Forget the devices this one may remove and every copy of its cookie; its new token."""
-    fresh, row = _asking("forget", token, nonce, secret)
+    fresh, row = _asking(form="forget", token=token, nonce=nonce, secret=secret)
     if row is None:
         return fresh
     owner = row.owner
@@ -78,7 +78,7 @@ def forget_others(*, token: str, nonce: str, secret: str) -> str:
 @writes
 def erase_everything(*, token: str, nonce: str, secret: str) -> tuple[str, int | None]:
     """Erase what this device may; its new token, and how many matches went (None: done before)."""
-    fresh, row = _asking("erase", token, nonce, secret)
+    fresh, row = _asking(form="erase", token=token, nonce=nonce, secret=secret)
     if row is None:
         return fresh, None
     owner, watched = row.owner, match_ids(owner=row.owner)

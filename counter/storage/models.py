@@ -248,7 +248,7 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
     seen_at: Mapped[datetime] = mapped_column(default=utcnow)
     # False for a device a write without a cookie made, until that cookie comes back.
     came_back: Mapped[bool] = mapped_column(default=True, server_default=true())
-    # The device whose link it came by, while both hold its key: it outranks this one (ranks.py).
+    # The device whose link it came by, while both hold its key: it outranks this one.
     brought_by: Mapped[int | None] = mapped_column(
         ForeignKey("device.id", ondelete="SET NULL", name="fk_device_brought_by")
     )

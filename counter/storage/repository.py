@@ -135,7 +135,8 @@ def save(stored: Stored, *, at: datetime) -> None:
         if found is None:
             found = stored._rows[id(deal)] = Deal(**_columns(deal))
             row.deals.append(found)
-        # Only what changed is set: setting a column costs, even to the same value.
+        # Only what changed is set: setting a column costs, even to the same value. A deal's
+        # rules, time and request id stay as recorded (Match.correct keeps them).
         values = (number, deal.player, deal.outcome.value, deal.points, deal.corrected_at)
         if values != (found.number, found.player, found.outcome, found.points, found.corrected_at):
             found.number, found.player, found.outcome, found.points, found.corrected_at = values

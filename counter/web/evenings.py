@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -29,7 +28,6 @@ FORMATS = {
     Format.LIVES: N_("Three lives"),
 }
 CSV_HEADS = (N_("place"), N_("player"), N_("played"), N_("won"), N_("difference"), N_("lives"))
-Reader = Callable[[], object]  # a form field's value, read as the form is handled
 
 
 @bp.get("/evenings")
@@ -78,27 +76,43 @@ def _back(evening_id: int) -> ResponseBase:
     return redirect(url_for("evenings.show", evening_id=evening_id))
 
 
-def _number(field: str) -> Reader:
-    return lambda: forms.number(field) or 0
+@bp.post("/evenings/<id:evening_id>/rounds")
+@shows_again(_again)
+def start_round(evening_id: int) -> ResponseBase:
+    number = forms.number("round") or 0
+    evenings.start_round(owner=ensure_owner(), evening_id=evening_id, number=number)
+    return _back(evening_id)
 
 
-def _host_form(rule: str, endpoint: str, change: Callable[..., None], **form: Reader) -> None:
-    """A host's form: ``change`` with the URL's ids and ``form``'s fields, then back to the page."""
-
-    @shows_again(_again)
-    def view(evening_id: int, **ids: int) -> ResponseBase:
-        fields = {name: read() for name, read in form.items()}
-        change(owner=ensure_owner(), evening_id=evening_id, **ids, **fields)
-        return _back(evening_id)
-
-    bp.add_url_rule(f"/evenings/<id:evening_id>{rule}", endpoint, view, methods=["POST"])
+@bp.post("/evenings/<id:evening_id>/players")
+@shows_again(_again)
+def add_player(evening_id: int) -> ResponseBase:
+    name = request.form.get("name", "")
+    evenings.add_player(owner=ensure_owner(), evening_id=evening_id, name=name)
+    return _back(evening_id)
 
 
-_host_form("/rounds", "start_round", evenings.start_round, number=_number("round"))
-_host_form("/players", "add_player", evenings.add_player, name=lambda: request.form.get("name", ""))
-_host_form("/players/<id:player_id>/withdraw", "withdraw", evenings.withdraw)
-_host_form("/tables/<id:table_id>/award", "award", evenings.award, player_id=_number("player"))
-_host_form("/end", "end", evenings.end_evening)
+@bp.post("/evenings/<id:evening_id>/players/<id:player_id>/withdraw")
+@shows_again(_again)
+def withdraw(evening_id: int, player_id: int) -> ResponseBase:
+    evenings.withdraw(owner=ensure_owner(), evening_id=evening_id, player_id=player_id)
+    return _back(evening_id)
+
+
+@bp.post("/evenings/<id:evening_id>/tables/<id:table_id>/award")
+@shows_again(_again)
+def award(evening_id: int, table_id: int) -> ResponseBase:
+    player_id = forms.number("player") or 0
+    owner = ensure_owner()
+    evenings.award(owner=owner, evening_id=evening_id, table_id=table_id, player_id=player_id)
+    return _back(evening_id)
+
+
+@bp.post("/evenings/<id:evening_id>/end")
+@shows_again(_again)
+def end(evening_id: int) -> ResponseBase:
+    evenings.end_evening(owner=ensure_owner(), evening_id=evening_id)
+    return _back(evening_id)
 
 
 @bp.get("/evenings/<id:evening_id>/standings")

@@ -55,13 +55,17 @@ def plain_http() -> bool:
 
 
 NOT_FOR_THE_SCRIPT = {"table", "created_at", "finished_at", "played_at"}
-UNSAID = {("corrected", False), ("request_id", None)}  # a deal's field left at its default
+UNSAID = {"corrected": False, "request_id": None}  # a deal's fields left at their default
 
 
 def _for_the_script(match: MatchView) -> dict[str, Any]:
     shape = {k: v for k, v in shapes.match_json(match).items() if k not in NOT_FOR_THE_SCRIPT}
     shape["deals"] = [
-        {k: v for k, v in deal.items() if k != "created_at" and (k, v) not in UNSAID}
+        {
+            k: v
+            for k, v in deal.items()
+            if k != "created_at" and not (k in UNSAID and v is UNSAID[k])
+        }
         for deal in shape["deals"]
     ]
     return shape
