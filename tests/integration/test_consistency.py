@@ -143,7 +143,7 @@ def test_stored_flags_and_games_agree_with_the_rules(app: Flask, history: list[A
             result = scoring.standing(results, match.target)
             assert match.won_by == result.winner
             assert [deal.number for deal in match.deals] == list(range(1, len(match.deals) + 1))
-            expected_winners.append((match.names, result.winner))
+            expected_winners.append(((match.player1, match.player2), result.winner))
         expected_games = games_in_series(expected_winners)
         listed = matches.list_matches(owner=OWNER, per_page=1000).matches[::-1]
         assert [tuple(p.games for p in m.players) for m in listed] == expected_games
