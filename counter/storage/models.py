@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from contextlib import closing
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -173,6 +172,8 @@ class DeviceLink(db.Model):  # type: ignore[name-defined,misc]
 # Execution options of a transaction that will write: on SQLite, BEGIN IMMEDIATE takes the write
 # lock up front instead of failing half-way (other databases ignore them).
 WRITE: dict[str, Any] = {"sqlite_begin": "IMMEDIATE"}
+# On SQLite, no BEGIN at all: for the PRAGMAs that do nothing inside a transaction.
+OUTSIDE_TRANSACTIONS: dict[str, Any] = {"sqlite_begin": None}
 
 
 def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
@@ -204,16 +205,17 @@ def tune_engine(engine: Engine, *, lock_timeout_ms: int = 5000) -> None:
 
 def _begin(connection: Connection) -> None:
     mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
-    connection.exec_driver_sql(f"BEGIN {mode}")
+    if mode is not None:
+        connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 def empty_the_log() -> None:
     """On SQLite, fold the write-ahead log (old pages not zeroed) into the database, to nothing."""
     if db.engine.dialect.name != "sqlite":
         return
-    # In autocommit: a checkpoint inside a transaction could not reach the log's end.
-    with closing(db.engine.raw_connection()) as raw:
-        raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
+    # A checkpoint inside a transaction could not reach the log's end.
+    with db.engine.connect().execution_options(**OUTSIDE_TRANSACTIONS) as connection:
+        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 class Device(db.Model):  # type: ignore[name-defined,misc]

@@ -6,7 +6,7 @@ from alembic import context
 from flask import current_app
 from sqlalchemy import Connection, text
 
-from counter.storage.models import db
+from counter.storage.models import OUTSIDE_TRANSACTIONS, db
 
 LOCK_KEY = 6_606_066  # any constant shared by every app server
 
@@ -34,7 +34,6 @@ def run_migrations_online() -> None:
         if sqlite:
             # SQLite alters a table by copying it and dropping the original; with
             # foreign keys on, dropping `match` would cascade and delete every deal.
-            # The pragma only works outside a transaction, hence the raw connection.
             _sqlite_pragma(connection, "foreign_keys=OFF")
         context.configure(
             connection=connection,
@@ -55,7 +54,11 @@ def run_migrations_online() -> None:
 
 
 def _sqlite_pragma(connection: Connection, pragma: str) -> None:
-    connection.connection.driver_connection.execute(f"PRAGMA {pragma}")  # type: ignore[union-attr]
+    """Run a PRAGMA that does nothing inside a transaction, outside one."""
+    connection.execution_options(**OUTSIDE_TRANSACTIONS)
+    connection.exec_driver_sql(f"PRAGMA {pragma}")
+    connection.commit()
+    connection.execution_options(sqlite_begin="DEFERRED")
 
 
 if context.is_offline_mode():
