@@ -90,7 +90,7 @@ export async function settle(change, answer) {
   asking = true;
   try {
     const { question, same, mine, add } = waiting.ask;
-    const answers = [["same", same], ...(mine ? [["mine", mine]] : []), ["add", add]];
+    const answers = Object.entries({ same, mine, add }).filter(([, label]) => label);
     const choice = await ask(question, answers, { required: true });
     if (choice) decide(change.id, choice);
     else setTimeout(() => settle(waiting, waiting), 3000); // closed unanswered: asked again soon

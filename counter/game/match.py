@@ -101,6 +101,11 @@ class Match:
     def finished_at(self) -> datetime | None:
         return self.deals[-1].created_at if self.winner is not None else None
 
+    def overtaken_by(self, after: int, result: DealResult) -> bool:
+        """Whether the one deal recorded since ``after`` deals is another result than this."""
+        missed = [(deal.player, deal.outcome) for deal in self.deals[after:]]
+        return len(missed) == 1 and missed[0] != (result.player, result.outcome)
+
     def recorded_by(self, request_id: str) -> Deal | None:
         return next((deal for deal in self.deals if deal.request_id == request_id), None)
 
@@ -125,8 +130,10 @@ class Match:
                     number=self.deals.index(found) + 1,
                 )
             return None
-        self.standing.after(result, self.game.shown)  # refused once the match is won
-        scoring.check_room(len(self.deals))
+        # Asked, not refused, when "Mine" may take back the other phone's winning deal.
+        if after is None or not self.overtaken_by(after, result):
+            self.standing.after(result, self.game.shown)  # refused once the match is won
+            scoring.check_room(len(self.deals))
         if after is not None and after != len(self.deals):
             raise DealsChanged(
                 N_(

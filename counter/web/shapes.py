@@ -86,7 +86,8 @@ def ask_json(
             ),
             "same": gettext("The other phone's"),
             "mine": gettext("Mine"),
-            "add": gettext("Both: two deals"),
+            # A match won by the other phone's deal takes no deal after it.
+            **({} if match.finished else {"add": gettext("Both: two deals")}),
             "deal": theirs.number,
         }
     if missed:

@@ -131,11 +131,17 @@ def test_a_phone_keeps_its_match_while_another_plays_elsewhere(
     expect(score(a, 2)).to_have_text("3")
 
 
-def overtaken(a: Page, c: Page) -> None:
-    """A and C tap "+2 Boris · Schneider" for the same deal; A's tap reaches the server second."""
+def overtaken(
+    a: Page,
+    c: Page,
+    mine: tuple[int, str] = (2, "schneider"),
+    theirs: tuple[int, str] | None = None,
+) -> None:
+    """A taps ``mine`` offline and C ``theirs`` (the same by default) for the same deal;
+    A's tap reaches the server second."""
     a.context.set_offline(True)
-    tap(a, 2, "schneider")
-    tap(c, 2, "schneider")
+    tap(a, *mine)
+    tap(c, *(theirs or mine))
     all_saved(c)
     a.context.set_offline(False)
     a.evaluate("window.dispatchEvent(new Event('online'))")
@@ -400,6 +406,29 @@ def test_the_phone_that_was_right_corrects_the_other_phones_deal(
         (2, "schneider"),
     ]
     expect(score(a, 1)).to_have_text("1", timeout=LIVE_MS)
+    expect(score(a, 2)).to_have_text("2")
+
+
+def test_the_phone_that_was_right_takes_back_the_other_phones_winning_deal(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """At 10:0, C (offline) taps +2 Boris and A +1 Ana, which wins the match to 11: C is
+    asked, without "Both" (a won match takes no more deals), and "Mine" reopens the match."""
+    a, c = two_phones
+    c.clock.install()
+    c.reload()
+    for _ in range(3):
+        tap(a, 1, "schwarz")
+    expect(score(c, 1)).to_have_text("10", timeout=LIVE_MS)
+    c.clock.run_for(SAME_DEAL_MS)  # a while later: A's deals were not this deal
+    overtaken(c, a, mine=(2, "schneider"), theirs=(1, "normal"))
+    question = c.locator("dialog.ask")
+    expect(question).to_contain_text("Another phone recorded deal 5: +1 Ana")
+    expect(question.get_by_role("button", name="Both: two deals")).to_have_count(0)
+    question.get_by_role("button", name="Mine", exact=True).click()
+    all_saved(c)
+    assert match_of(c)["winner"] is None
+    expect(score(a, 1)).to_have_text("10", timeout=LIVE_MS)
     expect(score(a, 2)).to_have_text("2")
 
 

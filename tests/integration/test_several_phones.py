@@ -113,6 +113,35 @@ def test_two_phones_that_disagree_are_asked_which_result_is_right(
     }
 
 
+def won_by_c(a: FlaskClient, c: FlaskClient) -> int:
+    """A match to 7 that C's third deal won for Ana, before A's result for that deal came."""
+    match = api_start(a, players=["Ana", "Boris"], target=7)
+    for after, outcome in enumerate(["schwarz", "schwarz", "normal"]):
+        api_deal(c, match["id"], 1, outcome, after=after)
+    return int(match["id"])
+
+
+def test_a_deal_that_missed_the_winning_deal_is_asked_about_without_adding_it(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    """The other phone's deal won the match; this phone's result for it may be the right one."""
+    a, c = two_phones
+    answer = api_deal(a, won_by_c(a, c), 2, "normal", after=2)
+    assert answer.status_code == 409
+    assert set(answer.json["ask"]) == {"question", "same", "mine", "deal"}
+    assert answer.json["ask"]["deal"] == 3
+
+
+def test_mine_takes_back_the_other_phones_winning_deal(
+    two_phones: tuple[FlaskClient, FlaskClient],
+) -> None:
+    a, c = two_phones
+    mine = a.patch(
+        f"/api/matches/{won_by_c(a, c)}/deals/3", json={"player": 2, "outcome": "normal"}
+    )
+    assert (mine.json["winner"], [p["score"] for p in mine.json["players"]]) == (None, [6, 1])
+
+
 def test_a_phone_that_missed_several_deals_is_not_offered_to_correct_one(
     two_phones: tuple[FlaskClient, FlaskClient],
 ) -> None:

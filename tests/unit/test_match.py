@@ -123,6 +123,27 @@ def test_a_won_match_takes_no_more_deals() -> None:
         match.record(2, Outcome.NORMAL, at=AT)
 
 
+@pytest.mark.parametrize(
+    ("seat", "outcome", "refused"),
+    [
+        (2, Outcome.NORMAL, DealsChanged),  # another result for the winning deal: asked
+        (1, Outcome.SCHWARZ, MatchFinished),  # the same result: that deal is in, the match over
+    ],
+)
+def test_a_deal_that_missed_the_winning_deal_is_asked_about_only_if_it_differs(
+    seat: scoring.Seat, outcome: Outcome, refused: type[Exception]
+) -> None:
+    match = a_match(*[(1, Outcome.SCHWARZ)] * 4)
+    with pytest.raises(refused):
+        match.record(seat, outcome, at=AT, after=3)
+
+
+def test_a_deal_that_missed_several_deals_of_a_won_match_is_refused_as_over() -> None:
+    match = a_match(*[(1, Outcome.SCHWARZ)] * 4)
+    with pytest.raises(MatchFinished):
+        match.record(2, Outcome.NORMAL, at=AT, after=2)
+
+
 def test_a_won_schnapsen_refuses_a_deal_with_the_score_left_to_make() -> None:
     match = a_match(game=GAMES[GameName.SCHNAPSEN], target=7)
     for seat, outcome in [(2, Outcome.NORMAL), *[(1, Outcome.SCHWARZ)] * 3]:
