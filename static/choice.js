@@ -3,8 +3,10 @@
 // other-phone.js, when first needed; no DOM here, so that Node's tests import it.
 
 // "same" takes this phone's deal out, "mine" turns it into a correction of the other
-// phone's deal, "add" sends it again after the deals the match has now. Either way the
-// later deals of that match follow on from it. False if another tab answered already.
+// phone's deal, "add" sends it again after the deals the match has now. The later deals
+// of that match follow on from it: after "same" or "mine" they may be the other phone's
+// later deals too, so they still follow the deals this phone knew, and are asked about in
+// turn. False if another tab answered already.
 export function decided(saved, id, choice) {
   const index = saved.outbox.findIndex((each) => each.id === id);
   if (index < 0) return false;
@@ -12,8 +14,9 @@ export function decided(saved, id, choice) {
   const addMine = choice === "add";
   const known = change.ask?.count ?? (saved.match.uid === change.match ? saved.match.deals.length : change.after);
   const shift = known - change.after;
+  const moves = addMine ? shift : Math.min(shift, 1) - 1; // only by the deals taken back
   for (const each of saved.outbox.slice(index + 1)) {
-    if (each.kind === "deal" && each.match === change.match) each.after += addMine ? shift : shift - 1;
+    if (each.kind === "deal" && each.match === change.match) each.after += moves;
   }
   if (addMine) {
     change.after = known;

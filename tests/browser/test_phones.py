@@ -131,17 +131,17 @@ def test_a_phone_keeps_its_match_while_another_plays_elsewhere(
     expect(score(a, 2)).to_have_text("3")
 
 
-def overtaken(
-    a: Page,
-    c: Page,
-    mine: tuple[int, str] = (2, "schneider"),
-    theirs: tuple[int, str] | None = None,
-) -> None:
-    """A taps ``mine`` offline and C ``theirs`` (the same by default) for the same deal;
-    A's tap reaches the server second."""
+Taps = tuple[tuple[int, str], ...]
+
+
+def overtaken(a: Page, c: Page, mine: Taps = ((2, "schneider"),), theirs: Taps = ()) -> None:
+    """A taps ``mine`` offline and C ``theirs`` (the same by default) for the same deals;
+    A's taps reach the server second."""
     a.context.set_offline(True)
-    tap(a, *mine)
-    tap(c, *(theirs or mine))
+    for each in mine:
+        tap(a, *each)
+    for each in theirs or mine:
+        tap(c, *each)
     all_saved(c)
     a.context.set_offline(False)
     a.evaluate("window.dispatchEvent(new Event('online'))")
@@ -162,6 +162,24 @@ def test_the_same_deal_from_two_phones_offline_is_kept_once(
     assert [p["score"] for p in match_of(a)["players"]] == [1, 2]
     expect(score(a, 2)).to_have_text("2")
     expect(score(c, 2)).to_have_text("2")
+
+
+def test_the_same_deals_from_two_phones_offline_are_each_asked_about_once(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """Both phones offline tap the same two deals: A's first is one of C's, and its second
+    is asked about in turn, never added in silence."""
+    a, c = two_phones
+    overtaken(a, c, mine=((1, "normal"), (2, "schneider")))
+    question = a.locator("dialog.ask")
+    expect(question).to_contain_text("Another phone recorded deals 2: +1 Ana · Win; 3:")
+    question.get_by_role("button", name="Same deal, keep one").click()
+    expect(question).to_contain_text(
+        "Another phone recorded deal 3: +2 Boris · Schneider. Yours: +2 Boris · Schneider."
+    )
+    question.get_by_role("button", name="Same deal, keep one").click()
+    all_saved(a)
+    assert [p["score"] for p in match_of(a)["players"]] == [2, 2]
 
 
 def test_add_mine_too_records_both(two_phones: tuple[Page, Page]) -> None:
@@ -421,7 +439,7 @@ def test_the_phone_that_was_right_takes_back_the_other_phones_winning_deal(
         tap(a, 1, "schwarz")
     expect(score(c, 1)).to_have_text("10", timeout=LIVE_MS)
     c.clock.run_for(SAME_DEAL_MS)  # a while later: A's deals were not this deal
-    overtaken(c, a, mine=(2, "schneider"), theirs=(1, "normal"))
+    overtaken(c, a, mine=((2, "schneider"),), theirs=((1, "normal"),))
     question = c.locator("dialog.ask")
     expect(question).to_contain_text("Another phone recorded deal 5: +1 Ana")
     expect(question.get_by_role("button", name="Both: two deals")).to_have_count(0)

@@ -157,6 +157,24 @@ test("the same deal: this phone's leaves, and the next deals follow the other ph
   );
 });
 
+test("the same as one of several deals: the next deals are asked about the rest", () => {
+  const saved = copy({ outbox: [asked({ ask: { count: 3 } }), { ...deal("d2"), after: 2 }] });
+  decided(saved, "d1", "same");
+  assert.deepEqual(
+    saved.outbox.map((change) => [change.id, change.after]),
+    [["d2", 2]],
+  );
+});
+
+test("dropped after the other phone took a deal back: the next deals follow what is left", () => {
+  const saved = copy({ outbox: [asked({ after: 2, ask: { count: 1 } }), { ...deal("d2"), after: 3 }] });
+  decided(saved, "d1", "same");
+  assert.deepEqual(
+    saved.outbox.map((change) => [change.id, change.after]),
+    [["d2", 1]],
+  );
+});
+
 test("add mine: it goes again after the deals the match has now, and so do the next", () => {
   const saved = copy({ outbox: [asked(), { ...deal("d2"), after: 2 }] });
   decided(saved, "d1", "add");
