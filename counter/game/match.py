@@ -164,16 +164,32 @@ class Match:
             )
         return self.deals.pop()
 
-    def deal(self, number: int) -> Deal:
+    def deal(self, number: int, *, recorded_at: datetime | None = None) -> Deal:
+        """Deal ``number``; refused if it is not the one recorded at ``recorded_at`` (if given)."""
         if not 1 <= number <= len(self.deals):
             raise DealNotFound(N_("This match has no deal %(number)s."), number=number)
-        return self.deals[number - 1]
+        found = self.deals[number - 1]
+        if recorded_at is not None and found.created_at != recorded_at:
+            raise DealsChanged(
+                N_(
+                    "Another phone changed this match meanwhile, and deal %(number)s is now "
+                    "another deal. Nothing was changed."
+                ),
+                number=number,
+            )
+        return found
 
     def correct(
-        self, number: int, *, seat: Seat | None, outcome: Outcome | None, at: datetime
+        self,
+        number: int,
+        *,
+        seat: Seat | None,
+        outcome: Outcome | None,
+        at: datetime,
+        recorded_at: datetime | None = None,
     ) -> Deal:
         """Rescore a past deal under its own rules (no ``seat``: its player, unless a tie)."""
-        deal = self.deal(number)
+        deal = self.deal(number, recorded_at=recorded_at)
         kind = deal.outcome if outcome is None else outcome
         if seat is None and kind is not Outcome.TIE:
             seat = deal.player
@@ -186,9 +202,9 @@ class Match:
             deal.corrected_at = at
         return deal
 
-    def delete(self, number: int) -> Deal:
+    def delete(self, number: int, *, recorded_at: datetime | None = None) -> Deal:
         """Remove a past deal; the later ones move up a number."""
-        self.deal(number)  # refused if there is none
+        self.deal(number, recorded_at=recorded_at)  # refused if there is none
         rest = self.results
         del rest[number - 1]
         scoring.replay(rest, self.target, self.names)

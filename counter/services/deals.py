@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from counter.game.names import DEFAULT_NAMES
 from counter.game.scoring import Outcome, Seat
 from counter.services import spent
@@ -68,20 +70,23 @@ def correct_deal(
     number: int,
     seat: Seat | None = None,
     outcome: Outcome | None = None,
+    recorded_at: datetime | None = None,
 ) -> tuple[MatchView, DealView]:
     """Change who received a past deal's points, or why; returns the match and the deal."""
     stored = repository.load(owner, match_id, for_update=True)
     at = utcnow()
-    stored.match.correct(number, seat=seat, outcome=outcome, at=at)
+    stored.match.correct(number, seat=seat, outcome=outcome, at=at, recorded_at=recorded_at)
     shown = saved(stored, at)
     return shown, shown.deals[number - 1]  # type: ignore[index]
 
 
 @writes
-def delete_deal(*, owner: str, match_id: int, number: int) -> tuple[MatchView, DealView]:
-    """Remove a past deal; returns the match and the deal removed."""
+def delete_deal(
+    *, owner: str, match_id: int, number: int, recorded_at: datetime | None = None
+) -> tuple[MatchView, DealView]:
+    """Remove a past deal (the one recorded at ``recorded_at``); and the deal removed."""
     stored = repository.load(owner, match_id, for_update=True)
-    stored.match.deal(number)  # refused here if there is none
+    stored.match.deal(number, recorded_at=recorded_at)  # refused here if it is not that one
     removed = view(stored).deals[number - 1]  # type: ignore[index]
     spent.spend_request(owner=owner, match_id=stored.row.id, deal=stored.match.delete(number))
     return saved(stored), removed

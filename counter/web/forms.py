@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import Callable
+from datetime import datetime
 from typing import NotRequired, TypedDict, TypeVar, Unpack
 
 from flask import render_template, request
@@ -87,6 +89,14 @@ def first_dealer() -> Seat | None:
         return parsing.seat_text(raw)
     except Invalid:  # said of the player who receives points; here it is the first deal
         raise Invalid(N_("The first deal goes to player 1 or 2.")) from None
+
+
+def recorded_at() -> datetime | None:
+    """When the deal a form corrects or deletes was recorded, as the page showed it."""
+    raw = request.form.get("recorded_at") or None
+    with contextlib.suppress(ValueError):
+        return None if raw is None else datetime.fromisoformat(raw)
+    raise Malformed(N_("Reload the page and try again."))
 
 
 def confirmed() -> bool:

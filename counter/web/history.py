@@ -121,7 +121,12 @@ def correct_deal(match_id: int, number: int) -> Response:
     owner = owner_of(match_id)
     seat, outcome = forms.receiver(), forms.corrected_outcome()
     match, deal = deals.correct_deal(
-        owner=owner, match_id=match_id, number=number, seat=seat, outcome=outcome
+        owner=owner,
+        match_id=match_id,
+        number=number,
+        seat=seat,
+        outcome=outcome,
+        recorded_at=forms.recorded_at(),
     )
     note = words.note_of(match, deal)
     flash(gettext("Deal %(number)s corrected: %(note)s.", number=number, note=note))
@@ -131,7 +136,12 @@ def correct_deal(match_id: int, number: int) -> Response:
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>/delete")
 @shows_again(_edit_again)
 def delete_deal(match_id: int, number: int) -> Response:
-    match, removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
+    match, removed = deals.delete_deal(
+        owner=owner_of(match_id),
+        match_id=match_id,
+        number=number,
+        recorded_at=forms.recorded_at(),
+    )
     note = words.note_of(match, removed)
     flash(gettext("Deal %(number)s deleted: %(note)s.", number=number, note=note))
     return redirect(_back_to(match))

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from helpers import api_play, api_start, page_form, press, tap
+from helpers import api_play, api_start, page_field, page_form, press, tap
 
 
 def played(client: FlaskClient, *deals: tuple[int, str], **settings: Any) -> dict[str, Any]:
@@ -148,6 +148,49 @@ def test_a_refused_correction_shows_the_form_again(client: FlaskClient) -> None:
     assert response.status_code == 409
     assert "already be won at deal 3" in response.get_data(as_text=True)
     assert client.get(f"/api/matches/{match['id']}").json == match
+
+
+def opened(client: FlaskClient, number: int) -> dict[str, str]:
+    """The fields of deal ``number``'s page as the player opened it."""
+    page = client.get(f"/matches/{client.get('/api/matches/current').json['id']}/deals/{number}")
+    text = page.get_data(as_text=True)
+    return {name: page_field(text, name) for name in ("csrf_token", "match_id", "recorded_at")}
+
+
+@pytest.mark.parametrize("action", ["", "/delete"])
+def test_a_deal_changed_by_another_phone_since_its_page_opened_is_left_alone(
+    client: FlaskClient, action: str
+) -> None:
+    """Deal 2 was opened, then deal 1 deleted elsewhere: the deal now numbered 2 is another."""
+    for seat, outcome in [(1, "normal"), (1, "schneider"), (2, "schwarz")]:
+        tap(client, seat, outcome)
+    form = opened(client, 2)
+    match = client.delete(f"/api/matches/{form['match_id']}/deals/1").json
+    response = client.post(
+        f"/matches/{form['match_id']}/deals/2{action}", data={**form, "player": "1"}
+    )
+    assert response.status_code == 409
+    assert "deal 2 is now another deal. Nothing was changed." in response.get_data(as_text=True)
+    assert client.get(f"/api/matches/{match['id']}").json == match
+
+
+@pytest.mark.parametrize("action", ["", "/delete"])
+def test_the_deal_its_page_opened_is_corrected_or_deleted(client: FlaskClient, action: str) -> None:
+    for seat, outcome in [(1, "normal"), (2, "schwarz")]:
+        tap(client, seat, outcome)
+    form = opened(client, 2)
+    response = client.post(
+        f"/matches/{form['match_id']}/deals/2{action}", data={**form, "player": "1"}
+    )
+    assert response.status_code == 302
+
+
+def test_a_mangled_record_time_is_refused(client: FlaskClient) -> None:
+    tap(client, 1, "normal")
+    form = {**opened(client, 1), "recorded_at": "yesterday"}
+    response = client.post(f"/matches/{form['match_id']}/deals/1", data={**form, "player": "2"})
+    assert response.status_code == 400
+    assert "Reload the page and try again." in response.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("path", ["/matches/{id}/deals/5", "/matches/999/deals/1"])

@@ -219,6 +219,15 @@ def test_deleting_a_deal_moves_the_later_ones_up() -> None:
     assert [deal.outcome for deal in match.deals] == [Outcome.NORMAL, Outcome.SCHNEIDER]
 
 
+def test_a_deal_recorded_at_another_time_than_the_one_named_is_left_alone() -> None:
+    match = a_match((1, Outcome.NORMAL))
+    with pytest.raises(DealsChanged, match="deal 1 is now another deal"):
+        match.correct(1, seat=2, outcome=None, at=LATER, recorded_at=LATER)
+    with pytest.raises(DealsChanged):
+        match.delete(1, recorded_at=LATER)
+    assert match.delete(1, recorded_at=AT).player == 1
+
+
 @pytest.mark.parametrize("number", [0, 2])
 def test_a_deal_that_is_not_there_is_not_found(number: int) -> None:
     with pytest.raises(DealNotFound):
