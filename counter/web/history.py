@@ -10,7 +10,7 @@ from counter.game import parsing
 from counter.game.match import DealNotFound
 from counter.game.refusals import N_, Refusal
 from counter.services import deals, matches, sharing
-from counter.services.read_models import MatchView
+from counter.services.read_models import DealView, MatchView
 from counter.web import forms, i18n, limits, words
 from counter.web.browser import counter_of, current_owner, own_key, owner_of, this_device
 from counter.web.errors import shows_again
@@ -91,16 +91,20 @@ def _edit_again(error: Refusal) -> str:
     return edit_deal(**(request.view_args or {}), error=error)
 
 
-@bp.get("/matches/<match_id:match_id>/deals/<number:number>")
-def edit_deal(match_id: int, number: int, error: Refusal | None = None) -> str:
-    match = matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
+def _deal(match: MatchView, number: int) -> DealView:
     found = match.deals or ()
     if not 1 <= number <= len(found):
         raise DealNotFound(N_("This match has no deal %(number)s."), number=number)
+    return found[number - 1]
+
+
+@bp.get("/matches/<match_id:match_id>/deals/<number:number>")
+def edit_deal(match_id: int, number: int, error: Refusal | None = None) -> str:
+    match = matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
     return render_template(
         "deal.html",
         match=match,
-        deal=found[number - 1],
+        deal=_deal(match, number),
         error=None if error is None else i18n.explain(error),
         back=_back_to(match),
     )
@@ -135,9 +139,24 @@ def correct_deal(match_id: int, number: int) -> Response:
 
 @bp.post("/matches/<match_id:match_id>/deals/<number:number>/delete")
 @shows_again(_edit_again)
-def delete_deal(match_id: int, number: int) -> Response:
+def delete_deal(match_id: int, number: int) -> Response | str:
+    owner = owner_of(match_id)
+    if not forms.confirmed():
+        match = matches.get_match(owner=owner, match_id=match_id)
+        return forms.confirm_page(
+            title=gettext("Delete deal %(number)s?", number=number),
+            message=gettext(
+                "%(note)s will be deleted for good; the deals after it move up a number.",
+                note=words.note_of(match, _deal(match, number)),
+            ),
+            action=url_for("history.delete_deal", match_id=match_id, number=number),
+            fields=forms.posted_fields(),
+            button=gettext("Delete the deal"),
+            back=url_for("history.edit_deal", match_id=match_id, number=number),
+            danger=True,
+        )
     match, removed = deals.delete_deal(
-        owner=owner_of(match_id),
+        owner=owner,
         match_id=match_id,
         number=number,
         recorded_at=forms.recorded_at(),

@@ -135,11 +135,24 @@ def test_a_deal_is_deleted_from_its_page(client: FlaskClient) -> None:
     tap(client, 1, "schneider")
     tap(client, 2, "normal")
     match_id = client.get("/api/matches/current").json["id"]
-    form = page_form(client)
+    form = {**page_form(client), "confirmed": "1"}
     del form["request_id"]
     assert client.post(f"/matches/{match_id}/deals/1/delete", data=form).status_code == 302
     assert "Deal 1 deleted: +2 Player 1 · Schneider." in client.get("/").get_data(as_text=True)
     assert [d["outcome"] for d in client.get("/api/matches/current").json["deals"]] == ["normal"]
+
+
+def test_deleting_a_deal_asks_first_and_changes_nothing_until_confirmed(
+    client: FlaskClient,
+) -> None:
+    tap(client, 1, "schneider")
+    form = opened(client, 1)
+    asked = client.post(f"/matches/{form['match_id']}/deals/1/delete", data=form)
+    page = asked.get_data(as_text=True)
+    assert "Delete deal 1?" in page
+    assert "+2 Player 1 · Schneider will be deleted for good" in page
+    assert page_field(page, "recorded_at") == form["recorded_at"]
+    assert len(client.get("/api/matches/current").json["deals"]) == 1
 
 
 def test_a_refused_correction_shows_the_form_again(client: FlaskClient) -> None:
@@ -167,7 +180,8 @@ def test_a_deal_changed_by_another_phone_since_its_page_opened_is_left_alone(
     form = opened(client, 2)
     match = client.delete(f"/api/matches/{form['match_id']}/deals/1").json
     response = client.post(
-        f"/matches/{form['match_id']}/deals/2{action}", data={**form, "player": "1"}
+        f"/matches/{form['match_id']}/deals/2{action}",
+        data={**form, "player": "1", "confirmed": "1"},
     )
     assert response.status_code == 409
     assert "deal 2 is now another deal. Nothing was changed." in response.get_data(as_text=True)
@@ -180,7 +194,8 @@ def test_the_deal_its_page_opened_is_corrected_or_deleted(client: FlaskClient, a
         tap(client, seat, outcome)
     form = opened(client, 2)
     response = client.post(
-        f"/matches/{form['match_id']}/deals/2{action}", data={**form, "player": "1"}
+        f"/matches/{form['match_id']}/deals/2{action}",
+        data={**form, "player": "1", "confirmed": "1"},
     )
     assert response.status_code == 302
 
