@@ -68,9 +68,10 @@ function settle(view, rules) {
   return view;
 }
 
+// A deal the player is asked about is left out until answered: the other phone's may be it.
 function deal(view, change, rules) {
   const points = view.outcomes[change.outcome]?.points;
-  if (view.finished || points === null || points === undefined) return view;
+  if (change.ask || view.finished || points === null || points === undefined) return view;
   if (view.deals.some((each) => each.request_id === change.request_id)) return view; // it has it
   const scores = view.players.map((player) => player.score);
   if (change.player) scores[change.player - 1] += points;
