@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from counter.game.match import Deal
 from counter.game.names import DEFAULT_NAMES
 from counter.game.scoring import Outcome, Seat
 from counter.services import spent
 from counter.services.devices import Device
 from counter.services.matches import for_writing, saved
-from counter.services.read_models import DealView, MatchView, view
+from counter.services.read_models import MatchView, view
 from counter.storage import repository
 from counter.storage.models import db, utcnow
 from counter.storage.transactions import writes
@@ -51,15 +52,14 @@ def undo_last_deal(
     number: int | None = None,
     request_id: str | None = None,
     device: Device | None = None,
-) -> tuple[MatchView, DealView | None]:
+) -> tuple[MatchView, Deal | None]:
     """Take back the last deal (if it is ``number``'s or ``request_id``'s) once; and that deal."""
     stored = for_writing(owner=owner, match_id=match_id, device=device)
-    before = view(stored)
     removed = stored.match.undo(number=number, request_id=request_id)
     if removed is None:
         return _unchanged(stored), None
     spent.spend_request(owner=owner, match_id=stored.row.id, deal=removed)
-    return saved(stored), before.deals[-1]  # type: ignore[index]
+    return saved(stored), removed
 
 
 @writes
@@ -71,24 +71,22 @@ def correct_deal(
     seat: Seat | None = None,
     outcome: Outcome | None = None,
     recorded_at: datetime | None = None,
-) -> tuple[MatchView, DealView]:
+) -> tuple[MatchView, Deal]:
     """Change who received a past deal's points, or why; returns the match and the deal."""
     stored = repository.load(owner, match_id, for_update=True)
     at = utcnow()
-    stored.match.correct(number, seat=seat, outcome=outcome, at=at, recorded_at=recorded_at)
-    shown = saved(stored, at)
-    return shown, shown.deals[number - 1]  # type: ignore[index]
+    deal = stored.match.correct(number, seat=seat, outcome=outcome, at=at, recorded_at=recorded_at)
+    return saved(stored, at), deal
 
 
 @writes
 def delete_deal(
     *, owner: str, match_id: int, number: int, recorded_at: datetime | None = None
-) -> tuple[MatchView, DealView]:
+) -> tuple[MatchView, Deal]:
     """Remove a past deal (the one recorded at ``recorded_at``); and the deal removed."""
     stored = repository.load(owner, match_id, for_update=True)
-    stored.match.deal(number, recorded_at=recorded_at)  # refused here if it is not that one
-    removed = view(stored).deals[number - 1]  # type: ignore[index]
-    spent.spend_request(owner=owner, match_id=stored.row.id, deal=stored.match.delete(number))
+    removed = stored.match.delete(number, recorded_at=recorded_at)
+    spent.spend_request(owner=owner, match_id=stored.row.id, deal=removed)
     return saved(stored), removed
 
 

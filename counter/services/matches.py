@@ -75,7 +75,7 @@ def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE)
         )
     found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
     shown = [view(one, with_deals=False) for one in found]
-    return MatchPage(matches=shown, page=page, pages=pages, total=total)
+    return MatchPage(matches=shown, page=page, pages=pages)
 
 
 @writes

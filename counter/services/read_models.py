@@ -91,7 +91,6 @@ class MatchPage:
     matches: list[MatchView]
     page: int
     pages: int
-    total: int
 
 
 def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
@@ -134,7 +133,7 @@ def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
         first_dealer=match.first_dealer,
         dealer=dealers[-1],
         game=match.game,
-        marks=match.marks,
+        marks=marks,
         session=session,
     )
 

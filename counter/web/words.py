@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from flask_babel import gettext, lazy_gettext, lazy_pgettext
 
 from counter.game.games import GAMES, session_winner
+from counter.game.match import Deal
 from counter.game.refusals import Refusal
 from counter.game.scoring import PRESETS, GameName, HouseRules, Outcome
 from counter.services.read_models import DealView, MatchView
@@ -190,7 +191,7 @@ def deal_note(
     }
 
 
-def note_of(match: MatchView, deal: DealView) -> str:
+def note_of(match: MatchView, deal: DealView | Deal) -> str:
     return deal_note(match.names, deal.player, deal.points, deal.outcome, match.game.name)
 
 
