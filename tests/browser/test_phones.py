@@ -182,6 +182,15 @@ def test_the_same_deals_from_two_phones_offline_are_each_asked_about_once(
     assert [p["score"] for p in match_of(a)["players"]] == [2, 2]
 
 
+def test_the_score_behind_the_question_leaves_the_deal_asked_about_out(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    overtaken(a, c)
+    expect(a.locator("dialog.ask")).to_be_visible()
+    expect(score(a, 2)).to_have_text("2")  # C's +2, not A's as well
+
+
 def test_add_mine_too_records_both(two_phones: tuple[Page, Page]) -> None:
     a, c = two_phones
     overtaken(a, c)
