@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy.orm import aliased
 
 from counter.game.refusals import N_, Forbidden, NotFound
 from counter.services import newcomers
@@ -117,6 +118,26 @@ def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int
             DeviceRow.id != (asking or 0),
         )
         .order_by(DeviceRow.seen_at.desc(), DeviceRow.id.desc())
+        .limit(1)
+    )
+    row = db.session.execute(found).first()
+    return None if row is None else (row.match_id, row.id)
+
+
+def started_beside(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
+    """The match another device started first from the one ``asking`` left for ``match_id``."""
+    this = aliased(DeviceRow)
+    found = (
+        select(DeviceRow.match_id, DeviceRow.id)
+        .join(this, this.left_match_id == DeviceRow.left_match_id)
+        .where(
+            this.id == (asking or 0),
+            this.owner == owner,
+            this.match_id == match_id,
+            DeviceRow.owner == owner,
+            DeviceRow.match_id < match_id,  # starts of one key come one at a time: earlier
+        )
+        .order_by(DeviceRow.match_id)
         .limit(1)
     )
     row = db.session.execute(found).first()

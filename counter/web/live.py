@@ -225,7 +225,9 @@ def match_events(match_id: int) -> Response:
         }
 
     def missed() -> str | None:
+        """Another device's match started from this one, or beside it from the same one."""
         found = devices.moved_on(owner=owner, match_id=match_id, asking=asking)
+        found = found or devices.started_beside(owner=owner, match_id=match_id, asking=asking)
         return None if found is None else push.next_news(to=found[0], by=found[1])
 
     key = push.match_key(match_id)

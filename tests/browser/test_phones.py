@@ -327,6 +327,28 @@ def test_a_phone_back_at_the_table_is_offered_the_new_match_it_missed(
     assert match_of(a)["id"] != ours
 
 
+def test_two_phones_starting_a_new_match_at_once_are_offered_the_first(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """C's New match reaches the server just after A's: C is offered A's, so that both
+    phones can go on with one match."""
+    a, c = two_phones
+    tap(c, 2, "normal")  # both phones played the match
+    all_saved(c)
+    next_tap(c)
+    starts = "**/api/matches"
+    c.route(starts, lambda route: route.abort("internetdisconnected"))  # C's, held back
+    start_new_match(c)
+    start_new_match(a)
+    all_saved(a)
+    c.unroute(starts)
+    c.evaluate("window.dispatchEvent(new Event('online'))")
+    all_saved(c)
+    take_the_offer(c)
+    tap(a, 2, "normal")
+    expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)  # C shows A's new match
+
+
 def test_a_new_match_on_another_phone_is_offered_not_imposed(
     two_phones: tuple[Page, Page],
 ) -> None:

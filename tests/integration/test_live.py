@@ -445,32 +445,58 @@ def moved_on(app: Flask, client: FlaskClient) -> tuple[FlaskClient, int, int]:
     return other, old["id"], new["id"]
 
 
+def after_a_deal(port: int, reader: FlaskClient, match_id: int, writer: FlaskClient) -> Any:
+    """The event ``reader``'s stream of the match sends after the match itself, ``writer``
+    then recording a deal there: an offer of another match, if one is due, comes first."""
+    stream = Stream(port, f"/api/matches/{match_id}/events", cookie_of(reader))
+    assert stream.match()["id"] == match_id
+    api_deal(writer, match_id, 2, "normal")  # the next event, were there no offer
+    event = stream.event()
+    stream.close()
+    return event
+
+
 def test_a_phone_that_opens_a_match_another_phone_moved_on_from_is_offered_the_new_one(
     app: Flask, client: FlaskClient, port: int
 ) -> None:
     """Not only a phone whose page was open when the new match started: one that comes
     back to the old match later learns of it too, before it records a deal there."""
     other, old, new = moved_on(app, client)
-    stream = Stream(port, f"/api/matches/{old}/events", cookie_of(other))
-    assert stream.match()["id"] == old
-    api_deal(other, old, 2, "normal")  # the next event, were there no offer
-    offer = stream.event()
+    offer = after_a_deal(port, other, old, other)
     assert offer.get("event") == "next"
     assert "id" not in offer  # a reconnection resumes from the match, not from the notice
     assert json.loads(offer["data"])["id"] == new
     assert json.loads(offer["data"])["text"] == "Another phone started a new match: Ana – Boris."
-    stream.close()
+
+
+def started_at_once(app: Flask, client: FlaskClient) -> tuple[FlaskClient, int, int]:
+    """Two phones played match X, and each started a new one from it: ``client`` first.
+    The other phone, ``client``'s new match and the other's."""
+    other, _old, first = moved_on(app, client)
+    second = api_start(other, players=["Ana", "Boris"])
+    return other, first, second["id"]
+
+
+def test_a_phone_that_started_a_new_match_just_after_another_is_offered_the_first(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    other, first, second = started_at_once(app, client)
+    offer = after_a_deal(port, other, second, other)
+    assert (offer.get("event"), json.loads(offer["data"])["id"]) == ("next", first)
+
+
+def test_the_phone_that_started_its_new_match_first_is_not_offered_the_second(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    _other, first, _second = started_at_once(app, client)
+    assert "event" not in after_a_deal(port, client, first, client)
 
 
 def test_the_phone_that_started_the_new_match_is_not_offered_it(
     app: Flask, client: FlaskClient, port: int
 ) -> None:
     _other, old, _new = moved_on(app, client)
-    stream = Stream(port, f"/api/matches/{old}/events", cookie_of(client))
-    assert stream.match()["id"] == old
-    api_deal(client, old, 2, "normal")  # the next event, were there no offer
-    assert "event" not in stream.event()
-    stream.close()
+    assert "event" not in after_a_deal(port, client, old, client)
 
 
 def test_no_offer_once_the_other_phone_went_back_to_the_old_match(
@@ -478,11 +504,7 @@ def test_no_offer_once_the_other_phone_went_back_to_the_old_match(
 ) -> None:
     other, old, _new = moved_on(app, client)
     assert client.post(f"/api/matches/{old}/resume", json={}).status_code == 200
-    stream = Stream(port, f"/api/matches/{old}/events", cookie_of(other))
-    assert stream.match()["id"] == old
-    api_deal(client, old, 2, "normal")
-    assert "event" not in stream.event()
-    stream.close()
+    assert "event" not in after_a_deal(port, other, old, client)
 
 
 def joined(app: Flask, client: FlaskClient) -> FlaskClient:
