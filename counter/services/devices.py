@@ -13,11 +13,12 @@ from sqlalchemy.orm import aliased
 from counter.game.refusals import N_, Forbidden, NotFound
 from counter.services import newcomers
 from counter.storage import push
-from counter.storage.models import DEVICE_LABEL_LENGTH, DeviceLink, Match, db, utcnow
+from counter.storage.models import DEVICE_LABEL_LENGTH, Deal, DeviceLink, Match, db, utcnow
 from counter.storage.models import Device as DeviceRow
 from counter.storage.transactions import writes
 
 SEEN_EVERY = timedelta(minutes=2)
+AT_ONCE = timedelta(minutes=1)  # two New match taps this close are one table's
 
 
 def new_key() -> str:
@@ -125,23 +126,29 @@ def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int
 
 
 def started_beside(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
-    """The match another device started first from the one ``asking`` left for ``match_id``."""
-    this = aliased(DeviceRow)
+    """The match another device started just before ``match_id`` (still without deals), from
+    the match ``asking`` left for it: two phones that tapped New match at once."""
+    this, mine, theirs = aliased(DeviceRow), aliased(Match), aliased(Match)
     found = (
-        select(DeviceRow.match_id, DeviceRow.id)
+        select(theirs.id, DeviceRow.id, theirs.created_at, mine.created_at)
         .join(this, this.left_match_id == DeviceRow.left_match_id)
+        .join(theirs, theirs.id == DeviceRow.match_id)
+        .join(mine, mine.id == this.match_id)
         .where(
             this.id == (asking or 0),
             this.owner == owner,
-            this.match_id == match_id,
+            mine.id == match_id,
+            ~select(Deal.id).where(Deal.match_id == match_id).exists(),
             DeviceRow.owner == owner,
-            DeviceRow.match_id < match_id,  # starts of one key come one at a time: earlier
+            theirs.id < match_id,  # starts of one key come one at a time: earlier
         )
-        .order_by(DeviceRow.match_id)
+        .order_by(theirs.id.desc())
         .limit(1)
     )
     row = db.session.execute(found).first()
-    return None if row is None else (row.match_id, row.id)
+    if row is None or row[3] - row[2] > AT_ONCE:
+        return None
+    return row[0], row[1]
 
 
 def shown_match_id(*, device: Device | None) -> int | None:

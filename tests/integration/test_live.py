@@ -10,6 +10,7 @@ import secrets
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,11 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import event
+from sqlalchemy import event, update
 from werkzeug.serving import ThreadedWSGIServer
 
 from counter.storage import push
-from counter.storage.models import db
+from counter.storage.models import Match, db
 from counter.web import live
 
 from apps import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
@@ -483,6 +484,27 @@ def test_a_phone_that_started_a_new_match_just_after_another_is_offered_the_firs
     other, first, second = started_at_once(app, client)
     offer = after_a_deal(port, other, second, other)
     assert (offer.get("event"), json.loads(offer["data"])["id"]) == ("next", first)
+
+
+def test_no_offer_of_a_match_started_long_before(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    other, first, second = started_at_once(app, client)
+    with app.app_context():
+        started = db.session.get_one(Match, first).created_at
+        earlier = update(Match).where(Match.id == first)
+        db.session.execute(earlier.values(created_at=started - timedelta(hours=1)))
+        db.session.commit()
+    assert "event" not in after_a_deal(port, other, second, client)
+
+
+def test_no_offer_once_the_match_started_second_has_deals(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    """Its players chose to play it (or stayed on it when asked where a deal goes)."""
+    other, _first, second = started_at_once(app, client)
+    api_deal(other, second, 1, "normal")
+    assert "event" not in after_a_deal(port, other, second, client)
 
 
 def test_the_phone_that_started_its_new_match_first_is_not_offered_the_second(
