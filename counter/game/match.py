@@ -133,7 +133,7 @@ class Match:
         # Asked, not refused, when "Mine" may take back the other phone's winning deal.
         if after is None or not self.overtaken_by(after, result):
             self.standing.after(result, self.game.shown)  # refused once the match is won
-            scoring.check_room(len(self.deals))
+        scoring.check_room(len(self.deals))
         if after is not None and after != len(self.deals):
             raise DealsChanged(
                 N_(

@@ -10,7 +10,7 @@ from counter.game.scoring import Outcome, Seat
 from counter.services import spent
 from counter.services.devices import Device
 from counter.services.matches import for_writing, saved
-from counter.services.read_models import MatchView, view
+from counter.services.read_models import DealView, MatchView, view
 from counter.storage import repository
 from counter.storage.models import db, utcnow
 from counter.storage.transactions import writes
@@ -88,6 +88,16 @@ def delete_deal(
     removed = stored.match.delete(number, recorded_at=recorded_at)
     spent.spend_request(owner=owner, match_id=stored.row.id, deal=removed)
     return saved(stored), removed
+
+
+def find_deal(
+    *, owner: str | None, match_id: int, number: int, recorded_at: datetime | None = None
+) -> tuple[MatchView, DealView]:
+    """Deal ``number`` of the match as it is now; refused if not the one of ``recorded_at``."""
+    stored = repository.load(owner, match_id)
+    stored.match.deal(number, recorded_at=recorded_at)
+    shown = view(stored)
+    return shown, shown.deals[number - 1]  # type: ignore[index]
 
 
 def _unchanged(stored: repository.Stored) -> MatchView:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 from collections.abc import Callable
 from datetime import datetime
@@ -91,11 +92,17 @@ def first_dealer() -> Seat | None:
         raise Invalid(N_("The first deal goes to player 1 or 2.")) from None
 
 
+RECORDED_AT = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?"
+
+
 def recorded_at() -> datetime | None:
-    """When the deal a form corrects or deletes was recorded, as the page showed it."""
+    """When the deal a form corrects or deletes was recorded, as its page wrote it (UTC)."""
     raw = request.form.get("recorded_at") or None
-    with contextlib.suppress(ValueError):
-        return None if raw is None else datetime.fromisoformat(raw)
+    if raw is None:
+        return None
+    if re.fullmatch(RECORDED_AT, raw):
+        with contextlib.suppress(ValueError):  # a day its month has not
+            return datetime.fromisoformat(raw)
     raise Malformed(N_("Reload the page and try again."))
 
 

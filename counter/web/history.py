@@ -7,10 +7,9 @@ from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
 from counter.game import parsing
-from counter.game.match import DealNotFound
-from counter.game.refusals import N_, Refusal
+from counter.game.refusals import Refusal
 from counter.services import deals, matches, sharing
-from counter.services.read_models import DealView, MatchView
+from counter.services.read_models import MatchView
 from counter.web import forms, i18n, limits, words
 from counter.web.browser import counter_of, current_owner, own_key, owner_of, this_device
 from counter.web.errors import shows_again
@@ -91,20 +90,14 @@ def _edit_again(error: Refusal) -> str:
     return edit_deal(**(request.view_args or {}), error=error)
 
 
-def _deal(match: MatchView, number: int) -> DealView:
-    found = match.deals or ()
-    if not 1 <= number <= len(found):
-        raise DealNotFound(N_("This match has no deal %(number)s."), number=number)
-    return found[number - 1]
-
-
 @bp.get("/matches/<match_id:match_id>/deals/<number:number>")
 def edit_deal(match_id: int, number: int, error: Refusal | None = None) -> str:
-    match = matches.get_match(owner=owner_of(match_id, reading=True), match_id=match_id)
+    owner = owner_of(match_id, reading=True)
+    match, deal = deals.find_deal(owner=owner, match_id=match_id, number=number)
     return render_template(
         "deal.html",
         match=match,
-        deal=_deal(match, number),
+        deal=deal,
         error=None if error is None else i18n.explain(error),
         back=_back_to(match),
     )
@@ -142,12 +135,16 @@ def correct_deal(match_id: int, number: int) -> Response:
 def delete_deal(match_id: int, number: int) -> Response | str:
     owner = owner_of(match_id)
     if not forms.confirmed():
-        match = matches.get_match(owner=owner, match_id=match_id)
+        match, deal = deals.find_deal(
+            owner=owner, match_id=match_id, number=number, recorded_at=forms.recorded_at()
+        )
         return forms.confirm_page(
             title=gettext("Delete deal %(number)s?", number=number),
             message=gettext(
-                "%(note)s will be deleted for good; the deals after it move up a number.",
-                note=words.note_of(match, _deal(match, number)),
+                "Deal %(number)s (%(note)s) will be deleted for good; the deals after it "
+                "move up a number.",
+                number=number,
+                note=words.note_of(match, deal),
             ),
             action=url_for("history.delete_deal", match_id=match_id, number=number),
             fields=forms.posted_fields(),

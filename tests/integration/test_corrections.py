@@ -150,7 +150,7 @@ def test_deleting_a_deal_asks_first_and_changes_nothing_until_confirmed(
     asked = client.post(f"/matches/{form['match_id']}/deals/1/delete", data=form)
     page = asked.get_data(as_text=True)
     assert "Delete deal 1?" in page
-    assert "+2 Player 1 · Schneider will be deleted for good" in page
+    assert "Deal 1 (+2 Player 1 · Schneider) will be deleted for good" in page
     assert page_field(page, "recorded_at") == form["recorded_at"]
     assert len(client.get("/api/matches/current").json["deals"]) == 1
 
@@ -170,39 +170,52 @@ def opened(client: FlaskClient, number: int) -> dict[str, str]:
     return {name: page_field(text, name) for name in ("csrf_token", "match_id", "recorded_at")}
 
 
-@pytest.mark.parametrize("action", ["", "/delete"])
+@pytest.mark.parametrize("action", ["", "/delete", "/delete?asked"])
 def test_a_deal_changed_by_another_phone_since_its_page_opened_is_left_alone(
     client: FlaskClient, action: str
 ) -> None:
-    """Deal 2 was opened, then deal 1 deleted elsewhere: the deal now numbered 2 is another."""
+    """Deal 2 was opened, then deal 1 deleted elsewhere: the deal now numbered 2 is another
+    (and a delete is not even asked about)."""
     for seat, outcome in [(1, "normal"), (1, "schneider"), (2, "schwarz")]:
         tap(client, seat, outcome)
     form = opened(client, 2)
     match = client.delete(f"/api/matches/{form['match_id']}/deals/1").json
+    confirmed = {} if action.endswith("?asked") else {"confirmed": "1"}
     response = client.post(
-        f"/matches/{form['match_id']}/deals/2{action}",
-        data={**form, "player": "1", "confirmed": "1"},
+        f"/matches/{form['match_id']}/deals/2{action.removesuffix('?asked')}",
+        data={**form, "player": "1", **confirmed},
     )
     assert response.status_code == 409
     assert "deal 2 is now another deal. Nothing was changed." in response.get_data(as_text=True)
     assert client.get(f"/api/matches/{match['id']}").json == match
 
 
-@pytest.mark.parametrize("action", ["", "/delete"])
-def test_the_deal_its_page_opened_is_corrected_or_deleted(client: FlaskClient, action: str) -> None:
+@pytest.mark.parametrize(
+    ("action", "kept"), [("", "corrected"), ("/delete", "deleted"), ("/delete", "without a time")]
+)
+def test_the_deal_its_page_opened_is_corrected_or_deleted(
+    client: FlaskClient, action: str, kept: str
+) -> None:
+    """A page opened before pages said when their deal was recorded still works."""
     for seat, outcome in [(1, "normal"), (2, "schwarz")]:
         tap(client, seat, outcome)
     form = opened(client, 2)
+    if kept == "without a time":
+        del form["recorded_at"]
     response = client.post(
         f"/matches/{form['match_id']}/deals/2{action}",
         data={**form, "player": "1", "confirmed": "1"},
     )
     assert response.status_code == 302
+    deals = client.get("/api/matches/current").json["deals"]
+    left = [(deal["player"], deal["outcome"]) for deal in deals]
+    assert left == ([(1, "normal"), (1, "schwarz")] if action == "" else [(1, "normal")])
 
 
-def test_a_mangled_record_time_is_refused(client: FlaskClient) -> None:
+@pytest.mark.parametrize("when", ["yesterday", "2026-12-03", "2026-12-03T10:00:00+02:00"])
+def test_a_mangled_record_time_is_refused(client: FlaskClient, when: str) -> None:
     tap(client, 1, "normal")
-    form = {**opened(client, 1), "recorded_at": "yesterday"}
+    form = {**opened(client, 1), "recorded_at": when}
     response = client.post(f"/matches/{form['match_id']}/deals/1", data={**form, "player": "2"})
     assert response.status_code == 400
     assert "Reload the page and try again." in response.get_data(as_text=True)
