@@ -187,8 +187,9 @@ async function flushNow() {
           show.overtaken(change, error.cause);
           break;
         }
-        // The match was deleted, or never started: nothing more can go to it.
-        const all = error instanceof Gone || change.kind === "start";
+        // The match was deleted, or never started: nothing more can go to it (a correction's
+        // 404 may be its deal's alone, taken back by another phone).
+        const all = (error instanceof Gone && change.kind !== "correct") || change.kind === "start";
         await update((saved) => changes.refused(saved, change, all));
         show.refused(change, error);
         await refresh();

@@ -481,6 +481,26 @@ def test_the_phone_that_was_right_takes_back_the_other_phones_winning_deal(
     expect(score(a, 2)).to_have_text("2")
 
 
+def test_mine_for_a_deal_the_other_phone_took_back_meanwhile_keeps_the_later_deals(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """While C's player is asked about A's deal 2, A takes it back: "Mine" then corrects
+    nothing, and C's next deal, waiting behind it, still goes (asked about in turn)."""
+    a, c = two_phones
+    overtaken(c, a, mine=((2, "schneider"), (1, "normal")), theirs=((1, "schwarz"),))
+    question = c.locator("dialog.ask")
+    expect(question).to_contain_text("Another phone recorded deal 2: +3 Ana")
+    next_tap(a)
+    a.locator("form.undo button").click()
+    all_saved(a)
+    question.get_by_role("button", name="Mine", exact=True).click()
+    expect(question).to_contain_text("Another phone took back a deal meanwhile.")
+    question.get_by_role("button", name="Record mine").click()
+    all_saved(c)
+    deals = match_of(c)["deals"]
+    assert [(deal["player"], deal["outcome"]) for deal in deals] == [(1, "normal")] * 2
+
+
 def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
     two_phones: tuple[Page, Page],
 ) -> None:
