@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -154,6 +155,11 @@ def _checked_match(position: int, match: object) -> game.Match:
         if not isinstance(found, list):
             raise Invalid(N_("The deals of the match are not a list."))
         deals = [_checked_deal(number, deal, rules) for number, deal in enumerate(found, 1)]
+        recorded: set[datetime] = set()
+        for deal in deals:  # each known by when it was recorded, to its page: see deal.html
+            while deal.created_at in recorded:  # an export keeps whole seconds
+                deal.created_at += timedelta(microseconds=1)
+            recorded.add(deal.created_at)
         scoring.replay([deal.result for deal in deals], target, players)
         created_at = parsing.timestamp(match["created_at"])
     except Refusal as error:

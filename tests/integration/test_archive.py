@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from helpers import api_play, api_start, submit, win_match
+from helpers import api_play, api_start, page_field, submit, win_match
 
 MINIMAL = {"Prefer": "return=minimal"}
 
@@ -70,6 +70,21 @@ def test_an_imported_match_plays_on_from_where_it_was(
     whole = other_client.get(f"/api/matches/{imported}").json
     assert (short["players"], short["dealer"]) == (whole["players"], whole["dealer"])
     assert [player["score"] for player in whole["players"]] == [4, 2]
+
+
+def test_deals_of_one_second_are_told_apart_once_imported(
+    client: FlaskClient, other_client: FlaskClient
+) -> None:
+    """An export keeps whole seconds; a deal's page names its deal by when it was recorded."""
+    api_play(client, api_start(client)["id"], (1, "normal"), (2, "normal"), (1, "schwarz"))
+    document = client.get("/api/export").json
+    for deal in document["matches"][0]["deals"]:
+        deal["created_at"] = "2026-12-03T10:00:00Z"
+    other_client.post("/api/import", json=document)
+    imported = other_client.get("/api/matches").json["matches"][0]["id"]
+    pages = [other_client.get(f"/matches/{imported}/deals/{n}") for n in (1, 2, 3)]
+    times = {page_field(page.get_data(as_text=True), "recorded_at") for page in pages}
+    assert len(times) == 3
 
 
 def test_a_second_import_adds_nothing(client: FlaskClient, other_client: FlaskClient) -> None:
