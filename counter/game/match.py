@@ -38,6 +38,13 @@ class DealsChanged(Conflict):
     """A deal that followed another number of deals than the match has (another phone's)."""
 
 
+def overtaken(
+    missed: list[tuple[Seat | None, Outcome]], seat: Seat | None, outcome: Outcome
+) -> bool:
+    """Whether another phone recorded one deal first, with another result than this one's."""
+    return len(missed) == 1 and missed[0] != (seat, outcome)
+
+
 @dataclass
 class Deal:
     """One deal's game points for the player who received them (none for a tie)."""
@@ -102,9 +109,8 @@ class Match:
         return self.deals[-1].created_at if self.winner is not None else None
 
     def overtaken_by(self, after: int, result: DealResult) -> bool:
-        """Whether the one deal recorded since ``after`` deals is another result than this."""
         missed = [(deal.player, deal.outcome) for deal in self.deals[after:]]
-        return len(missed) == 1 and missed[0] != (result.player, result.outcome)
+        return overtaken(missed, result.player, result.outcome)
 
     def recorded_by(self, request_id: str) -> Deal | None:
         return next((deal for deal in self.deals if deal.request_id == request_id), None)

@@ -8,6 +8,7 @@ from typing import Any
 from flask_babel import gettext, ngettext
 
 from counter.game import scoring
+from counter.game.match import overtaken
 from counter.services.read_models import DealView, MatchPage, MatchView
 from counter.storage.timestamps import iso_utc
 from counter.web import words
@@ -74,7 +75,7 @@ def ask_json(
     missed = deals[after:]
     points = scoring.score_deal(seat, outcome, match.rules).points
     yours = words.deal_note(match.names, seat, points, outcome, match.game.name)
-    if len(missed) == 1 and (missed[0].player, missed[0].outcome) != (seat, outcome):
+    if overtaken([(deal.player, deal.outcome) for deal in missed], seat, outcome):
         theirs = missed[0]
         return {
             "question": gettext(
