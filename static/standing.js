@@ -68,10 +68,11 @@ function settle(view, rules) {
   return view;
 }
 
-// A deal the player is asked about is left out until answered: the other phone's may be it.
+// A deal the player is asked about, and those after it, wait for the answer: the other
+// phone's deals may be them.
 function deal(view, change, rules) {
   const points = view.outcomes[change.outcome]?.points;
-  if (change.ask || view.finished || points === null || points === undefined) return view;
+  if ((view.asked ||= change.ask) || view.finished || points === null || points === undefined) return view;
   if (view.deals.some((each) => each.request_id === change.request_id)) return view; // it has it
   const scores = view.players.map((player) => player.score);
   if (change.player) scores[change.player - 1] += points;

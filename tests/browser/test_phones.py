@@ -182,13 +182,15 @@ def test_the_same_deals_from_two_phones_offline_are_each_asked_about_once(
     assert [p["score"] for p in match_of(a)["players"]] == [2, 2]
 
 
-def test_the_score_behind_the_question_leaves_the_deal_asked_about_out(
+def test_the_score_behind_the_question_leaves_out_the_deals_waiting_on_it(
     two_phones: tuple[Page, Page],
 ) -> None:
+    """A's +2 Boris is asked about, and its +1 Ana waits behind it: the score is C's."""
     a, c = two_phones
-    overtaken(a, c)
+    overtaken(a, c, mine=((2, "schneider"), (1, "normal")), theirs=((2, "schneider"),))
     expect(a.locator("dialog.ask")).to_be_visible()
     expect(score(a, 2)).to_have_text("2")  # C's +2, not A's as well
+    expect(score(a, 1)).to_have_text("1")  # nor A's next deal
 
 
 def test_add_mine_too_records_both(two_phones: tuple[Page, Page]) -> None:
