@@ -53,12 +53,10 @@ def two_phones(
     context.close()
 
 
-def take_the_offer(page: Page) -> None:
+def take_the_offer(page: Page, said: str = "Another phone started a new match") -> None:
     """The other phone's new match, offered on this one, shown here."""
     offer = page.locator("[data-offer]")
-    expect(offer).to_contain_text(
-        "Another phone started a new match: Ana – Boris.", timeout=LIVE_MS
-    )
+    expect(offer).to_contain_text(f"{said}: Ana – Boris.", timeout=LIVE_MS)
     offer.get_by_role("button", name="Show it here").click()
     expect(score(page, 1)).to_have_text("0")
 
@@ -346,7 +344,7 @@ def test_two_phones_starting_a_new_match_at_once_are_offered_the_first(
     c.unroute(starts)
     c.evaluate("window.dispatchEvent(new Event('online'))")
     all_saved(c)
-    take_the_offer(c)
+    take_the_offer(c, "The other phone started a new match at the same moment")
     tap(a, 2, "normal")
     expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)  # C shows A's new match
 

@@ -484,6 +484,9 @@ def test_a_phone_that_started_a_new_match_just_after_another_is_offered_the_firs
     other, first, second = started_at_once(app, client)
     offer = after_a_deal(port, other, second, other)
     assert (offer.get("event"), json.loads(offer["data"])["id"]) == ("next", first)
+    assert json.loads(offer["data"])["text"] == (
+        "The other phone started a new match at the same moment: Ana – Boris."
+    )
 
 
 def test_no_offer_of_a_match_started_long_before(
