@@ -91,7 +91,7 @@ def delete_deal(
 
 
 def find_deal(
-    *, owner: str | None, match_id: int, number: int, recorded_at: datetime | None = None
+    *, owner: str, match_id: int, number: int, recorded_at: datetime | None = None
 ) -> tuple[MatchView, DealView]:
     """Deal ``number`` of the match as it is now; refused if not the one of ``recorded_at``."""
     stored = repository.load(owner, match_id)

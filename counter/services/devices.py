@@ -146,9 +146,10 @@ def started_beside(*, owner: str, match_id: int, asking: int | None) -> tuple[in
         .limit(1)
     )
     row = db.session.execute(found).first()
-    if row is None or row[3] - row[2] > AT_ONCE:
+    if row is None:
         return None
-    return row[0], row[1]
+    started, device_id, theirs_at, mine_at = row
+    return None if mine_at - theirs_at > AT_ONCE else (started, device_id)
 
 
 def shown_match_id(*, device: Device | None) -> int | None:
