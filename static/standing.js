@@ -72,7 +72,7 @@ function settle(view, rules) {
 // phone's deals may be them.
 function deal(view, change, rules) {
   const points = view.outcomes[change.outcome]?.points;
-  if ((view.asked ||= change.ask) || view.finished || points === null || points === undefined) return view;
+  if ((view.asked ||= change.ask) || view.finished || points == null) return view;
   if (view.deals.some((each) => each.request_id === change.request_id)) return view; // it has it
   const scores = view.players.map((player) => player.score);
   if (change.player) scores[change.player - 1] += points;
@@ -114,7 +114,7 @@ function undo(view, change, rules) {
 function correct(view, change, rules) {
   const deal = view.deals.find((each) => each.number === change.number);
   const points = view.outcomes[change.outcome]?.points;
-  if (!deal || points === null || points === undefined) return view;
+  if (!deal || points == null) return view;
   Object.assign(deal, { player: change.player, outcome: change.outcome, points, corrected: true, pending: true });
   let { dealer } = deal;
   let scores = deal.number > 1 ? view.deals[deal.number - 2].scores : [0, 0];

@@ -55,11 +55,13 @@ def plain_http() -> bool:
 
 
 NOT_FOR_THE_SCRIPT = {"table", "created_at", "finished_at", "played_at"}
+WORKED_OUT_THERE = {"finished", "leader", "marks"}  # by the page's fold (static/standing.js)
 UNSAID = {"corrected": False, "request_id": None}  # a deal's fields left at their default
 
 
 def _for_the_script(match: MatchView) -> dict[str, Any]:
-    shape = {k: v for k, v in shapes.match_json(match).items() if k not in NOT_FOR_THE_SCRIPT}
+    left_out = NOT_FOR_THE_SCRIPT | WORKED_OUT_THERE
+    shape = {k: v for k, v in shapes.match_json(match).items() if k not in left_out}
     shape["deals"] = [
         {
             k: v
