@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import re
@@ -535,11 +536,15 @@ Pair = tuple[str, str, list[Run], str, list[Run], str]
 def paired_ratio(left: list[Run], right: list[Run]) -> float:
     """The median of each alternation's own ratio: the two sides of a comparison run one
     after the other in every alternation, so what the machine's other work does to both
-    then cancels out, as it would not between the two sides' medians (from other minutes)."""
-    return statistics.median(
+    then cancels out, as it would not between the two sides' medians (from other minutes).
+    An alternation whose second side answered nothing in its window (a one-second run of
+    --quick on a busy machine) is left out; with none left, the ratio is NaN."""
+    ratios = [
         one.requests_per_second / other.requests_per_second
         for one, other in zip(left, right, strict=True)
-    )
+        if other.requests_per_second
+    ]
+    return statistics.median(ratios) if ratios else math.nan
 
 
 def table(pairs: list[Pair]) -> list[str]:
