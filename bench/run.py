@@ -598,8 +598,8 @@ def report(sections: list[str], load: Load, mode: str) -> str:
         "ratios (the two sides of a comparison run one after the other). Both apps under "
         "gunicorn with 2 workers, each on a database of its own: SQLite (WAL, "
         "`synchronous=FULL`) in a temporary folder, then PostgreSQL. The counter's deals "
-        "ask for the short answer (`Prefer: return=minimal`), as the page's script does; "
-        "one row shows the full answer for comparison.",
+        "ask for the API's short answer (`Prefer: return=minimal`); one row shows the full "
+        "answer, which the page's script takes, for comparison.",
         "",
     ]
     return "\n".join(lines) + "\n" + "\n".join(sections)
