@@ -159,6 +159,11 @@ def shown_match_id(*, device: Device | None) -> int | None:
     return db.session.scalar(owned)
 
 
+def anyone_shows(*, match_id: int) -> bool:
+    shown = select(DeviceRow.id).where(DeviceRow.match_id == match_id)
+    return db.session.scalar(shown.limit(1)) is not None
+
+
 def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     listed = select(DeviceRow).where(DeviceRow.owner == owner)
     rows = db.session.scalars(listed.order_by(DeviceRow.seen_at.desc(), DeviceRow.id)).all()

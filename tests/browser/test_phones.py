@@ -339,12 +339,15 @@ def test_two_phones_starting_a_new_match_at_once_are_offered_the_first(
     starts = "**/api/matches"
     c.route(starts, lambda route: route.abort("internetdisconnected"))  # C's, held back
     start_new_match(c)
-    start_new_match(a)
-    all_saved(a)
+    expect(score(c, 2)).to_have_text("0")  # off the old match's stream before A starts
+    with a.expect_response(lambda answer: answer.url.endswith("/api/matches")):
+        start_new_match(a)  # A's start is on the server before C's
     c.unroute(starts)
     c.evaluate("window.dispatchEvent(new Event('online'))")
     all_saved(c)
     take_the_offer(c, "The other phone started a new match at the same moment")
+    kept = c.evaluate("fetch('/api/matches').then(r => r.json())")["matches"]
+    assert len(kept) == 2  # the match played and A's new one: C's empty one went
     tap(a, 2, "normal")
     expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)  # C shows A's new match
 
