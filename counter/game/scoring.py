@@ -3,7 +3,7 @@
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, reduce
 from itertools import accumulate
 from typing import Any, Literal
 
@@ -387,14 +387,7 @@ def standing(
     deals: Iterable[DealResult], target: int, names: tuple[str, str] = ("1", "2")
 ) -> Standing:
     """The standing after ``deals``; refused after the match is won (:class:`MatchFinished`)."""
-    # Summed here, not through Standing.after: it runs several times behind every view.
-    scores = [0, 0]
-    for deal in deals:
-        if reaches(max(scores), target):
-            Standing((scores[0], scores[1]), target, names).after(deal)  # refused there
-        if deal.player is not None:
-            scores[deal.player - 1] += deal.points
-    return Standing((scores[0], scores[1]), target, names)
+    return reduce(Standing.after, deals, Standing((0, 0), target, names))
 
 
 def replay(
