@@ -91,6 +91,7 @@ export async function settle(change, answer) {
   try {
     const { question, same, mine, add } = waiting.ask;
     const answers = Object.entries({ same, mine, add }).filter(([, label]) => label);
+    $("[data-status]").replaceChildren(); // the tap's confirmation counted the deal asked about
     const choice = await ask(question, answers, { required: true });
     if (choice) decide(change.id, choice);
     else setTimeout(() => settle(waiting, waiting), 3000); // closed unanswered: asked again soon
@@ -111,10 +112,11 @@ const keep = (change, answer) =>
     if (answer.match.uid === saved.match.uid) saved.match = answer.match;
   });
 
-// Then the score as it now stands, not as the tap left it.
+// Then the score as it now stands, not as the tap left it; unless a later deal waits,
+// which may be asked about in turn (the score would count it).
 function decide(id, choice) {
   const decides = outbox.update((saved) => decided(saved, id, choice));
   outbox.show.draw();
-  notify(announce(outbox.view()));
+  if (!outbox.state.outbox.some((each) => each.kind === "deal")) notify(announce(outbox.view()));
   decides.then(outbox.flush, outbox.fail);
 }

@@ -3,7 +3,7 @@
 // script, which keeps what this phone saw last and the taps it has not sent yet. The API
 // always goes to the network, and nothing personal but the counter page is kept here.
 
-const SHELL = "santase-shell-v12";
+const SHELL = "santase-shell-v13";
 const ASSETS = [
   "/",
   "/static/counter.css",

@@ -173,6 +173,14 @@ class Match:
     def deal(self, number: int, *, recorded_at: datetime | None = None) -> Deal:
         """Deal ``number``; refused if it is not the one recorded at ``recorded_at`` (if given)."""
         if not 1 <= number <= len(self.deals):
+            if recorded_at is not None:  # it was there when its page was opened
+                raise DealsChanged(
+                    N_(
+                        "Another phone changed this match meanwhile, and it has no deal "
+                        "%(number)s any more. Nothing was changed."
+                    ),
+                    number=number,
+                )
             raise DealNotFound(N_("This match has no deal %(number)s."), number=number)
         found = self.deals[number - 1]
         if recorded_at is not None and found.created_at != recorded_at:

@@ -7,12 +7,13 @@ from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
 
 from counter.game import parsing
+from counter.game.match import DealNotFound
 from counter.game.refusals import Refusal
 from counter.services import deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.web import forms, i18n, limits, words
 from counter.web.browser import counter_of, current_owner, own_key, owner_of, this_device
-from counter.web.errors import shows_again
+from counter.web.errors import shows_again, status_of
 from counter.web.qr import qr_svg
 
 bp = limits.writes(Blueprint("history", __name__))
@@ -87,7 +88,10 @@ def delete_match(match_id: int) -> Response | str:
 
 
 def _edit_again(error: Refusal) -> str:
-    return edit_deal(**(request.view_args or {}), error=error)
+    try:
+        return edit_deal(**(request.view_args or {}), error=error)
+    except DealNotFound:  # taken back by another phone since its page was opened
+        return render_template("error.html", message=i18n.explain(error), status=status_of(error))
 
 
 @bp.get("/matches/<match_id:match_id>/deals/<number:number>")

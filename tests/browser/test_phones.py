@@ -175,6 +175,7 @@ def test_the_same_deals_from_two_phones_offline_are_each_asked_about_once(
     expect(question).to_contain_text(
         "Another phone recorded deal 3: +2 Boris · Schneider. Yours: +2 Boris · Schneider."
     )
+    expect(a.locator("[data-status]")).to_be_empty()  # no score counting the deal asked about
     question.get_by_role("button", name="Same deal, keep one").click()
     all_saved(a)
     assert [p["score"] for p in match_of(a)["players"]] == [2, 2]
@@ -346,6 +347,7 @@ def test_two_phones_starting_a_new_match_at_once_are_offered_the_first(
     c.evaluate("window.dispatchEvent(new Event('online'))")
     all_saved(c)
     take_the_offer(c, "The other phone started a new match at the same moment")
+    expect(c.locator("[data-offer]")).to_have_count(0)  # the resume has answered
     kept = c.evaluate("fetch('/api/matches').then(r => r.json())")["matches"]
     assert len(kept) == 2  # the match played and A's new one: C's empty one went
     tap(a, 2, "normal")
@@ -477,6 +479,7 @@ def test_the_phone_that_was_right_takes_back_the_other_phones_winning_deal(
     question = c.locator("dialog.ask")
     expect(question).to_contain_text("Another phone recorded deal 5: +1 Ana")
     expect(question.get_by_role("button", name="Both: two deals")).to_have_count(0)
+    expect(c.locator("[data-status]")).to_be_empty()  # C's tap no longer reads as its win
     question.get_by_role("button", name="Mine", exact=True).click()
     all_saved(c)
     assert match_of(c)["winner"] is None

@@ -190,6 +190,27 @@ def test_a_deal_changed_by_another_phone_since_its_page_opened_is_left_alone(
     assert client.get(f"/api/matches/{match['id']}").json == match
 
 
+@pytest.mark.parametrize("action", ["", "/delete", "/delete?asked"])
+def test_a_deal_taken_back_by_another_phone_since_its_page_opened_is_said_so(
+    client: FlaskClient, action: str
+) -> None:
+    """Deal 2 was opened, then undone elsewhere: the refusal says why, not just "no deal"."""
+    for seat, outcome in [(1, "normal"), (2, "schwarz")]:
+        tap(client, seat, outcome)
+    form = opened(client, 2)
+    match = client.delete(f"/api/matches/{form['match_id']}/deals/last").json
+    confirmed = {} if action.endswith("?asked") else {"confirmed": "1"}
+    response = client.post(
+        f"/matches/{form['match_id']}/deals/2{action.removesuffix('?asked')}",
+        data={**form, "player": "1", **confirmed},
+    )
+    assert response.status_code == 409
+    page = response.get_data(as_text=True)
+    assert "Another phone changed this match meanwhile, and it has no deal 2 any more." in page
+    assert "Back to the counter" in page
+    assert client.get(f"/api/matches/{match['id']}").json == match
+
+
 @pytest.mark.parametrize(
     ("action", "kept"), [("", "corrected"), ("/delete", "deleted"), ("/delete", "without a time")]
 )
