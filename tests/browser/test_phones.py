@@ -370,6 +370,18 @@ def test_a_new_match_on_another_phone_is_offered_not_imposed(
     expect(score(c, 2)).to_have_text("3", timeout=LIVE_MS)
 
 
+def test_the_offer_shows_its_answers_whole_on_a_narrow_phone(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    a.set_viewport_size({"width": 320, "height": 640})
+    start_new_match(c)
+    offer = a.locator("[data-offer]")
+    expect(offer).to_be_visible(timeout=LIVE_MS)
+    for answer in offer.get_by_role("button").all():
+        assert answer.evaluate("b => b.scrollWidth <= b.clientWidth && b.clientHeight <= 48")
+
+
 def test_a_phone_still_showing_a_won_match_follows_the_new_one_of_another(
     two_phones: tuple[Page, Page],
 ) -> None:
