@@ -18,7 +18,7 @@ from counter.storage.models import Device as DeviceRow
 from counter.storage.transactions import writes
 
 SEEN_EVERY = timedelta(minutes=2)
-AT_ONCE = timedelta(minutes=1)  # two New match taps this close are one table's
+AT_ONCE = timedelta(minutes=1)  # two New match taps this close were made at the same moment
 
 
 def new_key() -> str:
@@ -109,14 +109,16 @@ def shows(*, device_id: int, match_id: int, started_from: int | None = None) -> 
 
 
 def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
-    """The match another device (seen last) started from ``match_id`` and shows; and its id."""
+    """The unfinished match another device (seen last) started from ``match_id`` and shows;
+    and that device's id."""
     found = (
         select(DeviceRow.match_id, DeviceRow.id)
+        .join(Match, Match.id == DeviceRow.match_id)
         .where(
             DeviceRow.owner == owner,
             DeviceRow.left_match_id == match_id,
-            DeviceRow.match_id.is_not(None),
             DeviceRow.id != (asking or 0),
+            Match.won_by.is_(None),
         )
         .order_by(DeviceRow.seen_at.desc(), DeviceRow.id.desc())
         .limit(1)
@@ -126,11 +128,12 @@ def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int
 
 
 def started_beside(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
-    """The match another device started just before ``match_id`` (still without deals), from
-    the match ``asking`` left for it: two phones that tapped New match at once."""
+    """The unfinished match another device started before ``match_id`` (still without deals)
+    from the match ``asking`` left for it: two phones that tapped New match, one perhaps
+    offline; and that device's id."""
     this, mine, theirs = aliased(DeviceRow), aliased(Match), aliased(Match)
     found = (
-        select(theirs.id, DeviceRow.id, theirs.created_at, mine.created_at)
+        select(theirs.id, DeviceRow.id)
         .join(this, this.left_match_id == DeviceRow.left_match_id)
         .join(theirs, theirs.id == DeviceRow.match_id)
         .join(mine, mine.id == this.match_id)
@@ -141,15 +144,20 @@ def started_beside(*, owner: str, match_id: int, asking: int | None) -> tuple[in
             ~select(Deal.id).where(Deal.match_id == match_id).exists(),
             DeviceRow.owner == owner,
             theirs.id < match_id,  # starts of one key come one at a time: earlier
+            theirs.won_by.is_(None),
         )
         .order_by(theirs.id.desc())
         .limit(1)
     )
     row = db.session.execute(found).first()
-    if row is None:
-        return None
-    started, device_id, theirs_at, mine_at = row
-    return None if mine_at - theirs_at > AT_ONCE else (started, device_id)
+    return None if row is None else (row[0], row[1])
+
+
+def started_at_once(*, first: int, second: int) -> bool:
+    """Whether match ``second`` was started within :data:`AT_ONCE` of match ``first``."""
+    found = select(Match.created_at).where(Match.id.in_((first, second))).order_by(Match.id)
+    times = db.session.scalars(found).all()
+    return len(times) == 2 and times[1] - times[0] <= AT_ONCE
 
 
 def shown_match_id(*, device: Device | None) -> int | None:

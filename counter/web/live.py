@@ -212,11 +212,9 @@ def match_events(match_id: int) -> Response:
         if by == asking or not matches.owns(owner=owner, match_id=to):
             return None  # this device's own new match, or not this key's
         started = matches.get_match(owner=owner, match_id=to)
-        said = (
-            N_("Another phone started a new match: %(names)s.")
-            if to > match_id  # else beside this one, from the same match
-            else N_("The other phone started a new match at the same moment: %(names)s.")
-        )
+        said = N_("Another phone started a new match: %(names)s.")
+        if to < match_id and devices.started_at_once(first=to, second=match_id):
+            said = N_("The other phone started a new match at the same moment: %(names)s.")
         return {
             "id": to,
             "text": gettext(said, names=" – ".join(started.names)),

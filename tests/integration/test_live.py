@@ -26,7 +26,7 @@ from counter.storage.models import Match, db
 from counter.web import live
 
 from apps import TEST_DATABASE_URL, TEST_REDIS_URL, make_app, stop_app
-from helpers import api_deal, api_start, submit
+from helpers import api_deal, api_start, submit, win_match
 from waiting import until
 
 REDIS = TEST_REDIS_URL
@@ -489,16 +489,35 @@ def test_a_phone_that_started_a_new_match_just_after_another_is_offered_the_firs
     )
 
 
-def test_no_offer_of_a_match_started_long_before(
+def test_a_match_started_long_before_is_offered_in_plain_words(
     app: Flask, client: FlaskClient, port: int
 ) -> None:
+    """The other phone tapped New match offline, and its start came in an hour later."""
     other, first, second = started_at_once(app, client)
     with app.app_context():
         started = db.session.get_one(Match, first).created_at
         earlier = update(Match).where(Match.id == first)
         db.session.execute(earlier.values(created_at=started - timedelta(hours=1)))
         db.session.commit()
+    offer = after_a_deal(port, other, second, client)
+    assert (offer.get("event"), json.loads(offer["data"])["id"]) == ("next", first)
+    assert json.loads(offer["data"])["text"] == "Another phone started a new match: Ana – Boris."
+
+
+def test_no_offer_of_a_match_won_since_it_was_started_beside(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    other, first, second = started_at_once(app, client)
+    win_match(client, first)
     assert "event" not in after_a_deal(port, other, second, client)
+
+
+def test_no_offer_of_a_match_won_since_another_phone_moved_on_to_it(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    other, old, new = moved_on(app, client)
+    win_match(client, new)
+    assert "event" not in after_a_deal(port, other, old, other)
 
 
 def test_no_offer_once_the_match_started_second_has_deals(
