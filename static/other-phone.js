@@ -115,8 +115,10 @@ const keep = (change, answer) =>
 // Then the score as it now stands, not as the tap left it; unless a later deal waits,
 // which may be asked about in turn (the score would count it).
 function decide(id, choice) {
+  const waiting = outbox.state.outbox;
+  const later = waiting.slice(waiting.findIndex((each) => each.id === id) + 1);
   const decides = outbox.update((saved) => decided(saved, id, choice));
   outbox.show.draw();
-  if (!outbox.state.outbox.some((each) => each.kind === "deal")) notify(announce(outbox.view()));
+  if (!later.some((each) => each.kind === "deal")) notify(announce(outbox.view()));
   decides.then(outbox.flush, outbox.fail);
 }

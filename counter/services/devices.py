@@ -7,7 +7,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.orm import aliased
 
 from counter.game.refusals import N_, Forbidden, NotFound
@@ -19,6 +19,7 @@ from counter.storage.transactions import writes
 
 SEEN_EVERY = timedelta(minutes=2)
 AT_ONCE = timedelta(minutes=1)  # two New match taps this close were made at the same moment
+ONE_SITTING = timedelta(hours=6)  # two new matches of the same players this close: one table's
 
 
 def new_key() -> str:
@@ -128,12 +129,14 @@ def moved_on(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int
 
 
 def started_beside(*, owner: str, match_id: int, asking: int | None) -> tuple[int, int] | None:
-    """The unfinished match another device started before ``match_id`` (still without deals)
-    from the match ``asking`` left for it: two phones that tapped New match, one perhaps
-    offline; and that device's id."""
+    """The unfinished match between the same players that another device started before
+    ``match_id`` (still without deals), from the match ``asking`` left for it: two phones at
+    one table that tapped New match, one perhaps offline; and that device's id."""
     this, mine, theirs = aliased(DeviceRow), aliased(Match), aliased(Match)
+    same_seats = and_(theirs.player1 == mine.player1, theirs.player2 == mine.player2)
+    swapped = and_(theirs.player1 == mine.player2, theirs.player2 == mine.player1)
     found = (
-        select(theirs.id, DeviceRow.id)
+        select(theirs.id, DeviceRow.id, theirs.created_at, mine.created_at)
         .join(this, this.left_match_id == DeviceRow.left_match_id)
         .join(theirs, theirs.id == DeviceRow.match_id)
         .join(mine, mine.id == this.match_id)
@@ -145,12 +148,16 @@ def started_beside(*, owner: str, match_id: int, asking: int | None) -> tuple[in
             DeviceRow.owner == owner,
             theirs.id < match_id,  # starts of one key come one at a time: earlier
             theirs.won_by.is_(None),
+            or_(same_seats, swapped),
         )
         .order_by(theirs.id.desc())
         .limit(1)
     )
     row = db.session.execute(found).first()
-    return None if row is None else (row[0], row[1])
+    if row is None:
+        return None
+    started, device_id, theirs_at, mine_at = row
+    return None if mine_at - theirs_at > ONE_SITTING else (started, device_id)
 
 
 def started_at_once(*, first: int, second: int) -> bool:
@@ -165,11 +172,6 @@ def shown_match_id(*, device: Device | None) -> int | None:
         return None
     owned = select(Match.id).where(Match.id == device.match_id, Match.owner == device.owner)
     return db.session.scalar(owned)
-
-
-def anyone_shows(*, match_id: int) -> bool:
-    shown = select(DeviceRow.id).where(DeviceRow.match_id == match_id)
-    return db.session.scalar(shown.limit(1)) is not None
 
 
 def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:

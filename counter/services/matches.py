@@ -191,50 +191,23 @@ def change_match(
 
 @writes
 def resume_match(*, owner: str, match_id: int, device: Device | None = None) -> MatchView:
-    """Make an unfinished match the one on ``device``'s screen again; the match it leaves
-    goes if it has no deal and nothing else shows it (a New match tapped by mistake)."""
-    left = devices.shown_match_id(device=device)
+    """Make an unfinished match the one on ``device``'s screen again."""
     stored = for_writing(owner=owner, match_id=match_id, device=device)
     if stored.match.winner is not None:
         raise Conflict(N_("This match is over; start a new one, or undo its last deal to play on."))
     repository.save(stored, at=utcnow())
-    dropped = None if left == match_id else _drop_if_empty(owner, left)
     db.session.commit()
-    if dropped is not None:
-        push.deleted(dropped)
     return view(stored)
-
-
-def _drop_if_empty(owner: str, match_id: int | None) -> int | None:
-    """Delete the match if it has no deal and nothing shows it; its id if it went."""
-    if match_id is None:
-        return None
-    left = repository.load(owner, match_id, for_update=True)
-    if left.match.deals or devices.anyone_shows(match_id=match_id) or _at_a_table(match_id):
-        return None
-    _delete(left)
-    return match_id
-
-
-def _at_a_table(match_id: int) -> bool:
-    return (
-        db.session.scalar(select(EveningTable.id).where(EveningTable.match_id == match_id))
-        is not None
-    )
-
-
-def _delete(stored: Stored) -> None:
-    spent.spend_uid_of_deleted(owner=stored.row.owner, uid=stored.match.uid)
-    db.session.delete(stored.row)
 
 
 @writes
 def delete_match(*, owner: str, match_id: int) -> MatchView:
     stored = repository.load(owner, match_id, for_update=True)
-    if _at_a_table(match_id):
+    if db.session.scalar(select(EveningTable.id).where(EveningTable.match_id == match_id)):
         raise Conflict(N_("This match was played at a table of an evening; it stays with it."))
     deleted = view(stored)
-    _delete(stored)
+    spent.spend_uid_of_deleted(owner=owner, uid=stored.match.uid)
+    db.session.delete(stored.row)
     db.session.commit()
     push.deleted(match_id)
     return deleted

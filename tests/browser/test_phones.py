@@ -196,6 +196,7 @@ def test_add_mine_too_records_both(two_phones: tuple[Page, Page]) -> None:
     a, c = two_phones
     overtaken(a, c)
     a.locator("dialog.ask").get_by_role("button", name="Add mine too").click()
+    expect(a.locator("[data-status]")).to_contain_text("Ana 1, Boris 4")  # the score now
     all_saved(a)
     assert [p["score"] for p in match_of(a)["players"]] == [1, 4]
     expect(score(c, 2)).to_have_text("4", timeout=LIVE_MS)
@@ -347,9 +348,6 @@ def test_two_phones_starting_a_new_match_at_once_are_offered_the_first(
     c.evaluate("window.dispatchEvent(new Event('online'))")
     all_saved(c)
     take_the_offer(c, "The other phone started a new match at the same moment")
-    expect(c.locator("[data-offer]")).to_have_count(0)  # the resume has answered
-    kept = c.evaluate("fetch('/api/matches').then(r => r.json())")["matches"]
-    assert len(kept) == 2  # the match played and A's new one: C's empty one went
     tap(a, 2, "normal")
     expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)  # C shows A's new match
 

@@ -33,25 +33,6 @@ def test_an_unfinished_match_is_continued_through_the_api(client: FlaskClient) -
     assert (current["id"], current["players"][1]["score"]) == (first["id"], 1)
 
 
-def ids_in_history(client: FlaskClient) -> list[int]:
-    return [match["id"] for match in client.get("/api/matches").json["matches"]]
-
-
-def test_continuing_a_match_drops_the_empty_one_left(client: FlaskClient) -> None:
-    first = api_play(client, api_start(client)["id"], (1, "normal"))
-    empty = api_start(client)
-    assert client.post(f"/api/matches/{first['id']}/resume").status_code == 200
-    assert ids_in_history(client) == [first["id"]]
-    assert client.get(f"/api/matches/{empty['id']}").status_code == 404
-
-
-def test_continuing_a_match_keeps_the_one_left_with_a_deal(client: FlaskClient) -> None:
-    first = api_play(client, api_start(client)["id"], (1, "normal"))
-    second = api_play(client, api_start(client)["id"], (2, "normal"))
-    client.post(f"/api/matches/{first['id']}/resume")
-    assert sorted(ids_in_history(client)) == [first["id"], second["id"]]
-
-
 def test_a_finished_match_cannot_be_continued(client: FlaskClient) -> None:
     match = api_start(client, target=7)
     win_match(client, match["id"], target=7)

@@ -470,12 +470,22 @@ def test_a_phone_that_opens_a_match_another_phone_moved_on_from_is_offered_the_n
     assert json.loads(offer["data"])["text"] == "Another phone started a new match: Ana – Boris."
 
 
-def started_at_once(app: Flask, client: FlaskClient) -> tuple[FlaskClient, int, int]:
-    """Two phones played match X, and each started a new one from it: ``client`` first.
-    The other phone, ``client``'s new match and the other's."""
+def started_at_once(
+    app: Flask, client: FlaskClient, players: tuple[str, str] = ("Ana", "Boris")
+) -> tuple[FlaskClient, int, int]:
+    """Two phones played match X, and each started a new one from it: ``client`` first,
+    the other with ``players``. The other phone, ``client``'s new match and the other's."""
     other, _old, first = moved_on(app, client)
-    second = api_start(other, players=["Ana", "Boris"])
+    second = api_start(other, players=list(players))
     return other, first, second["id"]
+
+
+def started_earlier(app: Flask, match_id: int, by: timedelta) -> None:
+    with app.app_context():
+        started = db.session.get_one(Match, match_id).created_at
+        earlier = update(Match).where(Match.id == match_id)
+        db.session.execute(earlier.values(created_at=started - by))
+        db.session.commit()
 
 
 def test_a_phone_that_started_a_new_match_just_after_another_is_offered_the_first(
@@ -494,14 +504,33 @@ def test_a_match_started_long_before_is_offered_in_plain_words(
 ) -> None:
     """The other phone tapped New match offline, and its start came in an hour later."""
     other, first, second = started_at_once(app, client)
-    with app.app_context():
-        started = db.session.get_one(Match, first).created_at
-        earlier = update(Match).where(Match.id == first)
-        db.session.execute(earlier.values(created_at=started - timedelta(hours=1)))
-        db.session.commit()
+    started_earlier(app, first, by=timedelta(hours=1))
     offer = after_a_deal(port, other, second, client)
     assert (offer.get("event"), json.loads(offer["data"])["id"]) == ("next", first)
     assert json.loads(offer["data"])["text"] == "Another phone started a new match: Ana – Boris."
+
+
+def test_no_offer_of_a_match_started_a_sitting_before(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    other, first, second = started_at_once(app, client)
+    started_earlier(app, first, by=timedelta(hours=7))
+    assert "event" not in after_a_deal(port, other, second, client)
+
+
+def test_no_offer_of_a_match_between_other_players(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    """Another table on the same key: a family's two phones."""
+    other, _first, second = started_at_once(app, client, players=("Gosho", "Pesho"))
+    assert "event" not in after_a_deal(port, other, second, client)
+
+
+def test_the_players_may_sit_the_other_way_round(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    other, first, second = started_at_once(app, client, players=("Boris", "Ana"))
+    assert json.loads(after_a_deal(port, other, second, client)["data"])["id"] == first
 
 
 def test_no_offer_of_a_match_won_since_it_was_started_beside(

@@ -36,17 +36,6 @@ def test_a_phone_keeps_its_match_while_another_starts_one(
     assert c.get("/api/matches/current").json["id"] == theirs["id"]
 
 
-def test_an_empty_match_another_phone_shows_stays_when_one_phone_leaves_it(
-    two_phones: tuple[FlaskClient, FlaskClient],
-) -> None:
-    a, c = two_phones
-    played = api_play(a, api_start(a)["id"], (1, "normal"))
-    empty = api_start(a)
-    assert c.post(f"/api/matches/{empty['id']}/resume").status_code == 200
-    assert a.post(f"/api/matches/{played['id']}/resume").status_code == 200
-    assert c.get("/api/matches/current").json["id"] == empty["id"]
-
-
 def test_the_counter_page_of_a_phone_keeps_its_match_too(
     two_phones: tuple[FlaskClient, FlaskClient],
 ) -> None:
