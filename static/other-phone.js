@@ -2,7 +2,7 @@
 // server's words (docs/sync.md): it recorded (or took back) a deal before this phone's tap
 // arrived, or it started a new match. Loaded when first needed.
 import { ask } from "./ask.js";
-import { $, announce, element, notify } from "./board.js";
+import { $, announce, element, moreWords, notify, words } from "./board.js";
 import { decided } from "./choice.js";
 import * as outbox from "./outbox.js";
 
@@ -50,7 +50,7 @@ function withdrawOffer() {
 
 // Which match is a deal tapped during an offer for? True once that match is on the
 // screen; false if the player closed the question, or the new match cannot be had
-// (offline): then the tap records nothing.
+// (offline, or finished or deleted meanwhile): then the tap records nothing, and says so.
 export async function dealGoesTo() {
   if (!standing || !$("[data-offer]")) return true;
   const { text, which, id } = standing;
@@ -59,7 +59,12 @@ export async function dealGoesTo() {
     ["old", standing.old],
   ];
   const where = await ask(`${text} ${which}`, answers, { required: true });
-  if (where === "new") return follow(id);
+  if (where === "new") {
+    if (await follow(id)) return true;
+    const said = () => notify(words.notForNew, { error: true });
+    moreWords().then(said, () => {}); // unsaid offline without the words at hand
+    return false;
+  }
   if (where === "old") withdrawOffer();
   return where === "old";
 }
@@ -67,7 +72,9 @@ export async function dealGoesTo() {
 async function follow(id) {
   const resumed = fetch(`/api/matches/${id}/resume`, { method: "POST", credentials: "same-origin" });
   const response = await resumed.catch(() => null);
-  if (!response?.ok) return false; // offline, finished or deleted meanwhile: this match stays
+  // Finished or deleted meanwhile, it is offered no more; offline, the offer stands.
+  if ([404, 409].includes(response?.status)) withdrawOffer();
+  if (!response?.ok) return false;
   withdrawOffer();
   const match = await response.json();
   await outbox.update((saved) => {

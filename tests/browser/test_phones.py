@@ -568,6 +568,23 @@ def test_a_deal_tapped_while_another_phones_new_match_is_offered_goes_where_the_
         expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)
 
 
+def test_a_deal_for_a_new_match_deleted_meanwhile_is_not_recorded_and_says_so(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """C deletes the new match A is offered: A's deal "for the new match" records nothing
+    and says so, and the offer goes; the next deal is A's match's."""
+    a, c = two_phones
+    question = offered_then_tapped(a, c)
+    deleted = f"fetch('/api/matches/{match_of(c)['id']}', {{method: 'DELETE'}}).then(r => r.status)"
+    assert c.evaluate(deleted) == 204
+    question.get_by_role("button", name="For the new match").click()
+    expect(a.locator("[data-status]")).to_contain_text("Not recorded: the new match could not")
+    expect(a.locator("[data-offer]")).to_have_count(0)
+    tap(a, 2, "schneider")
+    all_saved(a)
+    assert [p["score"] for p in match_of(a)["players"]] == [1, 2]
+
+
 def test_the_phone_that_opened_the_link_cannot_take_the_matches_away(
     two_phones: tuple[Page, Page],
 ) -> None:
