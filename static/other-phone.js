@@ -119,13 +119,17 @@ const keep = (change, answer) =>
     if (answer.match.uid === saved.match.uid) saved.match = answer.match;
   });
 
-// Then the score as it now stands, not as the tap left it; unless a later deal waits,
-// which may be asked about in turn (the score would count it).
+// Then the score as it now stands, not as the tap left it; where a later deal waits, which
+// may be asked about in turn (the score would count it), once every deal has gone.
 function decide(id, choice) {
   const waiting = outbox.state.outbox;
   const later = waiting.slice(waiting.findIndex((each) => each.id === id) + 1);
   const decides = outbox.update((saved) => decided(saved, id, choice));
   outbox.show.draw();
-  if (!later.some((each) => each.kind === "deal")) notify(announce(outbox.view()));
-  decides.then(outbox.flush, outbox.fail);
+  const told = () => notify(announce(outbox.view()));
+  if (!later.some((each) => each.kind === "deal")) told();
+  decides.then(outbox.flush).then(() => {
+    const sent = !outbox.state.outbox.some((each) => each.kind === "deal");
+    if (sent && later.some((each) => each.kind === "deal")) told();
+  }, outbox.fail);
 }

@@ -124,6 +124,7 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
         if row is None:  # forgotten by another device meanwhile: the link stays unspent
             raise Gone(N_("This device is not known here. Reload the page."))
         leave(row, owner=giver, home=home, maker=link.device_id)
+        row.match_id = repository.current_id(giver)  # what its counter shows from now on
     db.session.commit()
     push.recheck(left)
     return giver

@@ -96,7 +96,8 @@ def start_match(
         spent.check_start(owner=owner, uid=uid, settings=asked, exists=found is not None)
         if found is not None:
             return found, False
-    previous = None if device is None else shown_id(owner=owner, device=device)
+    # The match this device showed; not the key's latest, which may be another phone's start.
+    previous = devices.shown_match_id(device=device)
     try:
         stored = _start(owner, device, default_names, uid=uid, previous=previous)
         stored.match.change(**settings)

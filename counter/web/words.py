@@ -241,10 +241,7 @@ def later_words() -> dict[str, Any]:
             "That match is no longer on this phone (deleted, or this phone was removed from "
             "it); what this phone had not sent for it was dropped."
         ),
-        "notForNew": gettext(
-            "Not recorded: the new match could not be opened here (no connection, or it is "
-            "over or deleted). Tap the button again."
-        ),
+        "notForNew": gettext("Not recorded: the new match could not be opened. Tap again."),
         "presets": {
             name: {"target": preset.target, "rules": preset.rules.as_dict(), "game": preset.game}
             for name, preset in PRESETS.items()

@@ -192,6 +192,17 @@ def test_the_score_behind_the_question_leaves_out_the_deals_waiting_on_it(
     expect(score(a, 1)).to_have_text("1")  # nor A's next deal
 
 
+def test_after_mine_the_score_is_told_once_the_deals_behind_it_went(
+    two_phones: tuple[Page, Page],
+) -> None:
+    a, c = two_phones
+    overtaken(a, c, mine=((1, "normal"), (2, "schneider")), theirs=((2, "schwarz"),))
+    a.locator("dialog.ask").get_by_role("button", name="Mine", exact=True).click()
+    expect(a.locator("[data-status]")).to_contain_text("Ana 2, Boris 2")
+    all_saved(a)
+    assert [p["score"] for p in match_of(a)["players"]] == [2, 2]
+
+
 def test_add_mine_too_records_both(two_phones: tuple[Page, Page]) -> None:
     a, c = two_phones
     overtaken(a, c)
@@ -578,7 +589,9 @@ def test_a_deal_for_a_new_match_deleted_meanwhile_is_not_recorded_and_says_so(
     deleted = f"fetch('/api/matches/{match_of(c)['id']}', {{method: 'DELETE'}}).then(r => r.status)"
     assert c.evaluate(deleted) == 204
     question.get_by_role("button", name="For the new match").click()
-    expect(a.locator("[data-status]")).to_contain_text("Not recorded: the new match could not")
+    expect(a.locator("[data-status]")).to_contain_text(
+        "Not recorded: the new match could not be opened"
+    )
     expect(a.locator("[data-offer]")).to_have_count(0)
     tap(a, 2, "schneider")
     all_saved(a)

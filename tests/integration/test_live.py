@@ -499,6 +499,22 @@ def test_a_phone_that_started_a_new_match_just_after_another_is_offered_the_firs
     )
 
 
+def test_a_phone_that_joined_and_recorded_nothing_started_from_the_match_it_showed(
+    app: Flask, client: FlaskClient, port: int
+) -> None:
+    """Its counter showed the key's match X, so its New match comes from X, not from the one
+    ``client`` had just started: it is offered that one, and ``client`` nothing."""
+    old = api_start(client, players=["Ana", "Boris"])
+    api_deal(client, old["id"], 1, "normal")
+    other = joined(app, client)
+    first = api_start(client, players=["Ana", "Boris"])["id"]
+    second = api_start(other, players=["Ana", "Boris"])["id"]
+    offer = after_a_deal(port, other, second, client)
+    assert (offer.get("event"), json.loads(offer["data"])["id"]) == ("next", first)
+    assert "at the same moment" in json.loads(offer["data"])["text"]
+    assert "event" not in after_a_deal(port, client, first, client)
+
+
 def test_a_match_started_long_before_is_offered_in_plain_words(
     app: Flask, client: FlaskClient, port: int
 ) -> None:
