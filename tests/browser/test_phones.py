@@ -363,6 +363,24 @@ def test_two_phones_starting_a_new_match_at_once_are_offered_the_first(
     expect(score(c, 2)).to_have_text("1", timeout=LIVE_MS)  # C shows A's new match
 
 
+def test_after_two_new_matches_only_the_phone_that_started_second_is_offered(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """C came by the link and has recorded nothing: its New match still starts from the
+    match on its screen, so A is offered nothing and C is offered A's."""
+    a, c = two_phones
+    with a.expect_response(lambda answer: answer.url.endswith("/api/matches")):
+        start_new_match(a)
+    start_new_match(c)
+    all_saved(c)
+    offer = c.locator("[data-offer]")
+    expect(offer).to_contain_text("started a new match", timeout=LIVE_MS)
+    offer.get_by_role("button", name="Show it here").click()
+    expect(offer).to_have_count(0)
+    expect(a.locator("[data-offer]")).to_have_count(0)
+    assert match_of(a)["id"] == match_of(c)["id"]
+
+
 def test_a_new_match_on_another_phone_is_offered_not_imposed(
     two_phones: tuple[Page, Page],
 ) -> None:
