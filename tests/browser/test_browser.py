@@ -1065,6 +1065,7 @@ def test_an_error_of_the_page_during_a_tap_is_shown_as_not_saved(lan_page: Page)
     page = lan_page
     errors = page_errors(page)
     page.goto("/")
+    expect(page.locator("body.live")).to_be_attached()  # the script has the buttons, not the form
     page.evaluate(
         "() => { crypto.getRandomValues = () => { throw new Error('no randomness here'); }; }"
     )
