@@ -170,6 +170,15 @@ def opened(client: FlaskClient, number: int) -> dict[str, str]:
     return {name: page_field(text, name) for name in ("csrf_token", "match_id", "recorded_at")}
 
 
+def sent_from_its_page(client: FlaskClient, form: dict[str, str], action: str) -> Any:
+    """Deal 2's page sent: corrected to player 1, or deleted (``?asked``: before confirming)."""
+    confirmed = {} if action.endswith("?asked") else {"confirmed": "1"}
+    return client.post(
+        f"/matches/{form['match_id']}/deals/2{action.removesuffix('?asked')}",
+        data={**form, "player": "1", **confirmed},
+    )
+
+
 @pytest.mark.parametrize("action", ["", "/delete", "/delete?asked"])
 def test_a_deal_changed_by_another_phone_since_its_page_opened_is_left_alone(
     client: FlaskClient, action: str
@@ -180,11 +189,7 @@ def test_a_deal_changed_by_another_phone_since_its_page_opened_is_left_alone(
         tap(client, seat, outcome)
     form = opened(client, 2)
     match = client.delete(f"/api/matches/{form['match_id']}/deals/1").json
-    confirmed = {} if action.endswith("?asked") else {"confirmed": "1"}
-    response = client.post(
-        f"/matches/{form['match_id']}/deals/2{action.removesuffix('?asked')}",
-        data={**form, "player": "1", **confirmed},
-    )
+    response = sent_from_its_page(client, form, action)
     assert response.status_code == 409
     assert "deal 2 is now another deal. Nothing was changed." in response.get_data(as_text=True)
     assert client.get(f"/api/matches/{match['id']}").json == match
@@ -199,11 +204,7 @@ def test_a_deal_taken_back_by_another_phone_since_its_page_opened_is_said_so(
         tap(client, seat, outcome)
     form = opened(client, 2)
     match = client.delete(f"/api/matches/{form['match_id']}/deals/last").json
-    confirmed = {} if action.endswith("?asked") else {"confirmed": "1"}
-    response = client.post(
-        f"/matches/{form['match_id']}/deals/2{action.removesuffix('?asked')}",
-        data={**form, "player": "1", **confirmed},
-    )
+    response = sent_from_its_page(client, form, action)
     assert response.status_code == 409
     page = response.get_data(as_text=True)
     assert "Another phone changed this match meanwhile, and it has no deal 2 any more." in page
