@@ -143,7 +143,8 @@ def standings(fmt: Format, players: Sequence[Player], tables: Sequence[Table]) -
     for i in range(len(rows) - 1):
         a, b = rows[i], rows[i + 1]
         tied = [row for row in rows if _rank_key(row) == _rank_key(a)]
-        if tied == [a, b] and _beat(b.player.id, a.player.id, tables):
+        beaten = any(t.winner == b.player.id and a.player.id in t.players for t in tables)
+        if tied == [a, b] and beaten:
             rows[i], rows[i + 1] = b, a
     return rows
 
@@ -154,10 +155,6 @@ def _rank_key(row: Standing) -> tuple[int, ...]:
         return (-row.won, -row.difference)
     fell = 10**6 if row.out_in is None else row.out_in  # withdrawn before round 1: 0
     return (-fell, -row.lives, -row.won, -row.difference)
-
-
-def _beat(winner: int, loser: int, tables: Sequence[Table]) -> bool:
-    return any(t.winner == winner and loser in t.players for t in tables)
 
 
 def _standing(fmt: Format, player: Player, tables: Sequence[Table]) -> Standing:

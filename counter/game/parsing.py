@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, TypeVar, cast
+from typing import Any, TypeGuard, TypeVar, cast
 
 from counter.game.names import DEFAULT_NAMES, parse_names
 from counter.game.refusals import N_, Invalid, Malformed, as_sent
@@ -49,7 +49,7 @@ class NotJson(Malformed):
     """A body that does not say it is JSON."""
 
 
-def whole(value: object) -> bool:
+def whole(value: object) -> TypeGuard[int | float]:
     """A JSON number without a fraction: ``7`` or ``7.0``, never ``true``."""
     if isinstance(value, float):
         return value.is_integer()
@@ -84,7 +84,7 @@ def outcome(value: object) -> Outcome:
 
 def target(value: object) -> int:
     if whole(value) and value in TARGETS:
-        return int(cast(float, value))
+        return int(value)
     raise Invalid(
         N_("The target must be %(targets)s or %(last)s game points, not %(value)s."),
         targets=", ".join(str(target) for target in TARGETS[:-1]),
@@ -157,7 +157,7 @@ def request_id(value: object) -> str | None:
 
 
 def deal_count(value: object) -> int:
-    if isinstance(value, int | float) and whole(value) and 0 <= value <= MAX_DEALS_PER_MATCH:
+    if whole(value) and 0 <= value <= MAX_DEALS_PER_MATCH:
         return int(value)
     raise Invalid(
         N_("after is the number of deals the match had: a whole number from 0 to %(most)s."),
