@@ -47,8 +47,6 @@ POINTS: dict[Outcome, int] = {
 
 # A house rule is one field of HouseRules (an enum, its default) and its words in RULE_WORDS;
 # the API, the export, the database columns, the forms and the page's script derive from them.
-
-
 class FailedClose(StrEnum):
     """What the other player gets when the player who closed the stock misses 66."""
 
@@ -306,18 +304,18 @@ class Standing:
                 score=self.score_of(winner),
                 target=target,
             )
-        for seat in SEATS:
-            if reaches(self.score(seat), target):
-                raise Conflict(
-                    N_(
-                        "%(name)s already has %(points)s game points, "
-                        "so a target of %(target)s would end the match at once."
-                    ),
-                    name=self.name(seat),
-                    points=self.score(seat),
-                    target=target,
-                )
-        return Standing(self.scores, target, self.names)
+        moved = Standing(self.scores, target, self.names)
+        if (seat := moved.winner) is not None:
+            raise Conflict(
+                N_(
+                    "%(name)s already has %(points)s game points, "
+                    "so a target of %(target)s would end the match at once."
+                ),
+                name=self.name(seat),
+                points=self.score(seat),
+                target=target,
+            )
+        return moved
 
 
 def score_deal(
@@ -357,12 +355,10 @@ def next_dealer(dealer: Seat, deal: DealResult) -> Seat:
 
 
 def leader(dealer: Seat) -> Seat:
-    """Who leads the first trick of a deal: the player who does not deal it."""
     return other(dealer)
 
 
 def reaches(score: int, target: int) -> bool:
-    """Whether ``score`` reaches ``target``: the match is won, and that target is past."""
     return score >= target
 
 
