@@ -1,7 +1,5 @@
 """A club evening's rules: who plays whom each round (drawn again, the same), the standings."""
 
-from __future__ import annotations
-
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass

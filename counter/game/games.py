@@ -1,7 +1,5 @@
 """The games of the 66 family: Santase, Sixty-six and Schnapsen, each one definition."""
 
-from __future__ import annotations
-
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping

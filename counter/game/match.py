@@ -1,7 +1,5 @@
 """A match as a plain object: every change a method, every figure worked out from the deals."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from datetime import datetime
 

@@ -1,7 +1,5 @@
 """Players' names, tidied once on the way in, so that one player is always one name."""
 
-from __future__ import annotations
-
 import re
 import unicodedata
 

@@ -1,7 +1,5 @@
 """What a request sends, read into the typed values the services take, or refused with why."""
 
-from __future__ import annotations
-
 import contextlib
 import dataclasses
 import json

@@ -1,7 +1,5 @@
 """Why a request changes nothing: the kinds of refusal, free of HTTP (statuses: web/errors.py)."""
 
-from __future__ import annotations
-
 import json
 
 

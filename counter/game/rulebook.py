@@ -1,7 +1,5 @@
 """The rules of :mod:`counter.game.scoring` as data, for the page's script (static/standing.js)."""
 
-from __future__ import annotations
-
 import dataclasses
 from collections.abc import Callable
 from functools import cache
