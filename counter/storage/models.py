@@ -22,7 +22,7 @@ from sqlalchemy import (
     text,
     true,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, composite, mapped_column, relationship
+from sqlalchemy.orm import Mapped, composite, mapped_column, relationship
 
 from counter.game.names import DEFAULT_NAMES, NAME_MAX_LENGTH
 from counter.game.parsing import REQUEST_ID_MAX_LENGTH
@@ -38,37 +38,29 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-class Base(DeclarativeBase):
-    pass
-
-
-def choice_of(kind: type[StrEnum]) -> Enum:
-    """A game or one choice of a house rule, stored as its value ("by_tricks")."""
+def choice_column(default: StrEnum, name: str | None = None) -> Any:
+    """A column of a game, or of a house rule, stored as its value ("by_tricks")."""
+    kind = type(default)
     values = [choice.value for choice in kind]
-    return Enum(kind, native_enum=False, length=16, values_callable=lambda _: values)
+    return mapped_column(
+        name,
+        Enum(kind, native_enum=False, length=16, values_callable=lambda _: values),
+        nullable=False,
+        default=default,
+        server_default=default.value,
+    )
 
 
 def house_rules_columns() -> Any:
     """One column per house rule, as one attribute (a new rule needs a migration only)."""
-    return composite(
-        HouseRules,
-        *(
-            mapped_column(
-                switch.name,
-                choice_of(switch.kind),
-                nullable=False,
-                default=switch.default,
-                server_default=switch.default.value,
-            )
-            for switch in HouseRules.switches()
-        ),
-    )
+    columns = (choice_column(each.default, each.name) for each in HouseRules.switches())
+    return composite(HouseRules, *columns)
 
 
 # What a match or an evening holds goes with it, deleted by the database's own cascade.
 OWNED: dict[str, Any] = {"cascade": "all, delete-orphan", "passive_deletes": True}
 # Objects stay readable after commit, so a write answers without reading the match back.
-db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
+db = SQLAlchemy(session_options={"expire_on_commit": False})
 
 
 class Match(db.Model):  # type: ignore[name-defined,misc]
@@ -112,9 +104,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     # Kept in step for the series index: the winner, and what the win counts (Schneider-Bummerl 2).
     won_by: Mapped[int | None] = mapped_column(SmallInteger)
     marks: Mapped[int | None] = mapped_column(SmallInteger)
-    game: Mapped[GameName] = mapped_column(
-        choice_of(GameName), default=GameName.SANTASE, server_default=GameName.SANTASE.value
-    )
+    game: Mapped[GameName] = choice_column(GameName.SANTASE)
     # The rules for the next deal, and who dealt first (later dealers follow from the deals).
     rules: Mapped[HouseRules] = house_rules_columns()
     first_dealer: Mapped[int] = mapped_column(SmallInteger, default=1)
@@ -289,9 +279,7 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     # What each table's match is started with.
     target: Mapped[int] = mapped_column(SmallInteger, default=DEFAULT_TARGET)
     rules: Mapped[HouseRules] = house_rules_columns()
-    game: Mapped[GameName] = mapped_column(
-        choice_of(GameName), default=GameName.SANTASE, server_default=GameName.SANTASE.value
-    )
+    game: Mapped[GameName] = choice_column(GameName.SANTASE)
     board_token: Mapped[str] = mapped_column(String(32))  # the room's read-only board
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None]  # from then on its tables record nothing
