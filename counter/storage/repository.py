@@ -41,8 +41,7 @@ class Stored:
 DEAL_FIELDS = tuple(each.name for each in fields(game.Deal))
 
 
-def _columns(deal: game.Deal) -> dict[str, Any]:
-    """A game deal as its row's attributes."""
+def _deal_columns(deal: game.Deal) -> dict[str, Any]:
     return {name: getattr(deal, name) for name in DEAL_FIELDS} | {"outcome": deal.outcome.value}
 
 
@@ -92,9 +91,7 @@ _LOCKED = _ONE.with_for_update(of=Match)
 def load(owner: str | None, match_id: int, *, for_update: bool = False) -> Stored:
     """One of this browser's matches; another browser's is not found, as a missing one."""
     statement = _LOCKED if for_update else _ONE
-    found = None
-    if owner is not None:
-        found = db.session.execute(statement, {"match_id": match_id, "owner": owner}).one_or_none()
+    found = db.session.execute(statement, {"match_id": match_id, "owner": owner}).one_or_none()
     if found is None:
         raise MatchNotFound.with_id(match_id)
     return _stored(found[0], (found[1], found[2]))
@@ -117,23 +114,20 @@ def add(owner: str, match: game.Match, *, at: datetime) -> Stored:
 def save(stored: Stored, *, at: datetime) -> None:
     """Write the match as the game has it now, played in at ``at``, with its series' games."""
     row, match = stored.row, stored.match
-    wanted = [(deal, stored._rows.get(id(deal))) for deal in match.deals]
-    kept = {id(each) for _, each in wanted if each is not None}
-    gone = [each for each in row.deals if id(each) not in kept]
+    rows = [stored._rows.get(id(deal)) for deal in match.deals]  # None: not stored yet
+    gone = [each for each in row.deals if each not in rows]
     for each in gone:
         row.deals.remove(each)
     moving = [
-        each
-        for number, (_, each) in enumerate(wanted, 1)
-        if each is not None and each.number != number
+        each for number, each in enumerate(rows, 1) if each is not None and each.number != number
     ]
     for each in moving:
         each.number += RENUMBERING
     if gone or moving:
         db.session.flush()  # the deletes and the moves out of the way before the numbers
-    for number, (deal, found) in enumerate(wanted, 1):
+    for number, (deal, found) in enumerate(zip(match.deals, rows, strict=True), 1):
         if found is None:
-            found = stored._rows[id(deal)] = Deal(**_columns(deal))
+            found = stored._rows[id(deal)] = Deal(**_deal_columns(deal))
             row.deals.append(found)
         # Only what changed is set: setting a column costs, even to the same value. A deal's
         # rules, time and request id stay as recorded (Match.correct keeps them).
@@ -169,7 +163,7 @@ def add_many(owner: str, matches: list[game.Match]) -> None:
         ],
     ).scalars()
     deals = [
-        {"match_id": match_id, "number": number, **_columns(deal)}
+        {"match_id": match_id, "number": number, **_deal_columns(deal)}
         for match_id, match in zip(ids, matches, strict=True)
         for number, deal in enumerate(match.deals, 1)
     ]
