@@ -78,8 +78,7 @@ def main() -> None:
     url = os.environ[DATABASE_VARIABLE]
     settings = {"SQLALCHEMY_DATABASE_URI": url, "AUTO_MIGRATE": False, "SECRET_KEY": "migrating"}
     app = create_app(settings)
-    if "migrate" not in app.extensions:
-        register(app)
+    register(app)
     with app.app_context(), _one_at_a_time(db.engine):
         upgrade()
         db.engine.dispose()

@@ -98,12 +98,16 @@ class Hub:
         self._closed = threading.Event()
 
     def watch(self, key: str, *also: str) -> Watcher:
-        if self.redis_url:
-            self._listen()
         watcher = Watcher(key, also)
         with self._lock:
+            # This process's listener on Redis starts once (again after a fork).
+            listen = bool(self.redis_url) and self._listening_in != os.getpid()
+            self._listening_in = os.getpid()
             for each in (key, *also):
                 self._watchers[each].add(watcher)
+        if listen:
+            threading.Thread(target=self._listener, name="santase-push", daemon=True).start()
+            self._subscribed.wait(REDIS_TIMEOUT_S * 2)  # the first stream hears what comes next
         if self._closed.is_set():
             watcher.offer("", END)
         return watcher
@@ -134,16 +138,6 @@ class Hub:
             except Exception:
                 log.warning("Redis did not take a live change; other processes miss it")
         self.deliver(key, stamp, payload)
-
-    def _listen(self) -> None:
-        """Start this process's listener on Redis, once (again after a fork)."""
-        with self._lock:
-            if self._listening_in == os.getpid():
-                return
-            self._listening_in = os.getpid()
-        threading.Thread(target=self._listener, name="santase-push", daemon=True).start()
-        # The first stream hears what is announced from now on.
-        self._subscribed.wait(REDIS_TIMEOUT_S * 2)
 
     def _listener(self) -> None:
         import redis
