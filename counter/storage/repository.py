@@ -41,8 +41,8 @@ class Stored:
 DEAL_FIELDS = tuple(each.name for each in fields(game.Deal))
 
 
-def _deal_columns(deal: game.Deal) -> dict[str, Any]:
-    return {name: getattr(deal, name) for name in DEAL_FIELDS} | {"outcome": deal.outcome.value}
+def _fields(deal: game.Deal | Deal) -> dict[str, Any]:
+    return {name: getattr(deal, name) for name in DEAL_FIELDS}
 
 
 def _match_columns(match: game.Match) -> dict[str, Any]:
@@ -60,13 +60,7 @@ def _match_columns(match: game.Match) -> dict[str, Any]:
 
 
 def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
-    deals = [
-        game.Deal(
-            **{name: getattr(each, name) for name in DEAL_FIELDS}
-            | {"outcome": Outcome(each.outcome)}
-        )
-        for each in row.deals
-    ]
+    deals = [game.Deal(**_fields(each) | {"outcome": Outcome(each.outcome)}) for each in row.deals]
     match = game.Match(
         uid=row.uid,
         names=(row.player1, row.player2),
@@ -127,7 +121,8 @@ def save(stored: Stored, *, at: datetime) -> None:
         db.session.flush()  # the deletes and the moves out of the way before the numbers
     for number, (deal, found) in enumerate(zip(match.deals, rows, strict=True), 1):
         if found is None:
-            found = stored._rows[id(deal)] = Deal(**_deal_columns(deal))
+            found = Deal(**_fields(deal) | {"outcome": deal.outcome.value})
+            stored._rows[id(deal)] = found
             row.deals.append(found)
         # Only what changed is set: setting a column costs, even to the same value. A deal's
         # rules, time and request id stay as recorded (Match.correct keeps them).
@@ -163,7 +158,7 @@ def add_many(owner: str, matches: list[game.Match]) -> None:
         ],
     ).scalars()
     deals = [
-        {"match_id": match_id, "number": number, **_deal_columns(deal)}
+        {"match_id": match_id, "number": number, **_fields(deal), "outcome": deal.outcome.value}
         for match_id, match in zip(ids, matches, strict=True)
         for number, deal in enumerate(match.deals, 1)
     ]
