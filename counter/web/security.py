@@ -51,28 +51,23 @@ class SessionCookies(SecureCookieSessionInterface):
         return super().should_set_cookie(app, session) and not stale_cookie()
 
 
-class ReachedHost:
+def reached_host(app: WSGIApplication, proxies: int) -> WSGIApplication:
     """WSGI middleware, inside ProxyFix: ``Host`` in lower case, with the port truly reached."""
 
-    def __init__(self, app: WSGIApplication, *, proxies: int) -> None:
-        self.app = app
-        self.proxies = proxies
-
-    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+    def middleware(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if host := environ.get("HTTP_HOST"):
             name = host.partition("]")[0] + "]" if host.startswith("[") else host.rsplit(":", 1)[0]
-            port = self.reached_port(environ)
-            if port not in (None, DEFAULT_PORTS.get(environ.get("wsgi.url_scheme", "http"))):
+            port = environ.get("SERVER_PORT")
+            if proxies:  # the server's own port is the one the proxy reached
+                told = environ.get("HTTP_X_FORWARDED_PORT", "").split(",")
+                port = told[-proxies].strip() if len(told) >= proxies else None
+            reached = port and port.isdigit() and 1 <= int(port) <= 65535
+            if reached and port != DEFAULT_PORTS.get(environ.get("wsgi.url_scheme", "http")):
                 name = f"{name}:{port}"
             environ["HTTP_HOST"] = name.lower()
-        return self.app(environ, start_response)
+        return app(environ, start_response)
 
-    def reached_port(self, environ: WSGIEnvironment) -> str | None:
-        port = environ.get("SERVER_PORT")
-        if self.proxies:  # the server's own port is the one the proxy reached
-            told = [part.strip() for part in environ.get("HTTP_X_FORWARDED_PORT", "").split(",")]
-            port = told[-self.proxies] if len(told) >= self.proxies else None
-        return port if port and port.isdigit() and 1 <= int(port) <= 65535 else None
+    return middleware
 
 
 def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:
@@ -86,7 +81,7 @@ def init_app(app: Flask, *, exempt: list[Blueprint]) -> None:
     if app.config.get("TRUSTED_HOSTS"):
         app.config["TRUSTED_HOSTS"] = [name.lower() for name in app.config["TRUSTED_HOSTS"]]
     proxies = int(app.config.get("TRUSTED_PROXIES", 0))
-    app.wsgi_app = ReachedHost(app.wsgi_app, proxies=proxies)  # type: ignore[method-assign]
+    app.wsgi_app = reached_host(app.wsgi_app, proxies)  # type: ignore[method-assign,assignment]
     if proxies:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies
