@@ -30,16 +30,14 @@ bp.before_request(same_origin_only)
 T = TypeVar("T")
 
 JSON_ONLY = N_("Send the request body as JSON (Content-Type: application/json).")
-NO_FIELDS: frozenset[str] = frozenset()
-NULLABLE = frozenset({"player"})
 
 
-def json_body(allowed: frozenset[str]) -> dict[str, Any]:
+def json_body(allowed: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The request's JSON object; an empty body, claiming no other type, is ``{}``."""
     raw = request.get_data(cache=True)
     if (request.mimetype or raw) and not request.is_json:
         raise NotJson(JSON_ONLY)
-    return parsing.json_object(raw, allowed=allowed, nullable=NULLABLE)
+    return parsing.json_object(raw, allowed=allowed, nullable=frozenset({"player"}))
 
 
 # ``Prefer: return=minimal`` (RFC 7240) or ``?since=N`` (the deals the client holds) ask for
@@ -152,7 +150,7 @@ def change_match(match_id: int) -> dict[str, Any]:
 
 @bp.delete("/matches/<match_id:match_id>")
 def delete_match(match_id: int) -> Response:
-    json_body(NO_FIELDS)
+    json_body()
     matches.delete_match(owner=owner_of(match_id), match_id=match_id)
     response = Response(status=204)
     del response.headers["Content-Type"]
@@ -161,7 +159,7 @@ def delete_match(match_id: int) -> Response:
 
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> dict[str, Any]:
-    json_body(NO_FIELDS)
+    json_body()
     owner = own_key(match_id)
     return match_json(matches.resume_match(owner=owner, match_id=match_id, device=this_device()))
 
@@ -200,7 +198,7 @@ def record_deal(match_id: int) -> ResponseReturnValue:
 @bp.delete("/matches/<match_id:match_id>/deals/last")
 def undo_last_deal(match_id: int) -> dict[str, Any]:
     """Take back the latest deal: only if it is ``?number=`` or the deal of ``?request_id=``."""
-    json_body(NO_FIELDS)
+    json_body()
     match, _removed = deals.undo_last_deal(
         owner=owner_of(match_id),
         match_id=match_id,
@@ -227,7 +225,7 @@ def correct_deal(match_id: int, number: int) -> dict[str, Any]:
 
 @bp.delete("/matches/<match_id:match_id>/deals/<number:number>")
 def delete_deal(match_id: int, number: int) -> dict[str, Any]:
-    json_body(NO_FIELDS)
+    json_body()
     match, _removed = deals.delete_deal(owner=owner_of(match_id), match_id=match_id, number=number)
     return match_json(match)
 

@@ -18,8 +18,6 @@ from counter.game.refusals import N_, Busy, Refusal
 from counter.storage.models import db
 from counter.web import i18n
 
-API_PREFIX = "/api/"
-
 View = TypeVar("View", bound=Callable[..., Any])
 
 MESSAGES = {
@@ -67,7 +65,7 @@ def shows_again(render: Callable[..., Any]) -> Callable[[View], View]:
 
 
 def error_response(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
-    if request.path.startswith(API_PREFIX):
+    if request.path.startswith("/api/"):
         body: Response | str = jsonify(error=message)
     else:
         body = render_template("error.html", message=message, status=status)
@@ -91,18 +89,17 @@ def _http_error(error: HTTPException) -> Response:
         if not error.valid_methods:
             error = NotFound()
     status = error.code or 500
-    described = error.description != type(error).description  # set by our own abort()
-    message = error.description if described and error.description else None
+    # A description of our own (abort(403, description=...)), else ours for the status.
+    own = error.description if error.description != type(error).description else None
     # A 405 says what is allowed, a 429 when to retry.
     headers = {key: value for key, value in error.get_headers() if key in ("Allow", "Retry-After")}
-    return error_response(str(message or MESSAGES.get(status, f"{error.name}.")), status, headers)
+    return error_response(str(own or MESSAGES.get(status, f"{error.name}.")), status, headers)
 
 
 def _allowed_methods(error: MethodNotAllowed) -> list[str]:
     """The methods that reach something here, not those of a route refusing it (an id of 0)."""
     adapter = current_app.create_url_adapter(request)
-    if adapter is None:
-        return list(error.valid_methods or [])
+    assert adapter is not None  # there is one in a request
     allowed = []
     for method in error.valid_methods or []:
         try:

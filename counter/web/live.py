@@ -49,9 +49,8 @@ class Place:
     watcher: push.Watcher | None = None
 
     def release(self) -> None:
-        with _open_lock:
-            if self in _open:  # once: a stream given up is released again as it ends
-                _open.remove(self)
+        with _open_lock, contextlib.suppress(ValueError):  # given up, then ended: released once
+            _open.remove(self)
 
 
 _open: list[Place] = []  # the open streams, the oldest first
@@ -61,10 +60,9 @@ _open_lock = threading.RLock()  # a place taken may end another's
 def _take_place(holder: str, address: str, config: dict[str, Any]) -> Place:
     place = Place(holder, address)
     with _open_lock:
-        held = sum(other.holder == holder for other in _open)
-        if len(_open) >= config["LIVE_STREAMS_PER_PROCESS"] or (
-            held >= config["LIVE_STREAMS_PER_BROWSER"]
-        ):
+        if len(_open) >= config["LIVE_STREAMS_PER_PROCESS"]:
+            raise TooMany(STREAMS_FULL)
+        if sum(other.holder == holder for other in _open) >= config["LIVE_STREAMS_PER_BROWSER"]:
             raise TooMany(STREAMS_FULL)
         here = [other for other in _open if other.address == address]
         if len(here) >= config["LIVE_STREAMS_PER_ADDRESS"]:
@@ -152,14 +150,12 @@ def stream(
         undo.callback(_on_hang_up(lambda: watcher.offer("", push.END)))
         ended = undo.pop_all()
     heartbeat, lifetime = config["LIVE_HEARTBEAT_S"], lifetime_s(config["LIVE_LIFETIME_S"])
-    resumed = request.headers.get("Last-Event-ID")
 
     def events() -> Iterator[str]:
         with ended:
             yield f"retry: {RETRY_MS}\n\n"
             data = _compact(first)
-            last = event_id(data)
-            if last != resumed:
+            if (last := event_id(data)) != request.headers.get("Last-Event-ID"):
                 yield _event(data)
             ends = time.monotonic() + lifetime
             while (left := ends - time.monotonic()) > 0:
