@@ -49,7 +49,6 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     """``test_config`` replaces the environment; ``production`` refuses local-only settings."""
     app = Flask(
         __name__,
-        instance_relative_config=True,
         template_folder=_shipped_folder("templates"),
         static_folder=_shipped_folder("static"),
     )

@@ -206,11 +206,10 @@ def _write_new_key(instance: Path, path: Path) -> None:
     draft.touch(0o600)
     draft.write_text(secrets.token_hex(32))
     try:
-        if path.exists():  # empty: nothing was ever signed with it
-            os.replace(draft, path)
-        else:  # a hard link appears whole or not at all: workers starting together agree
-            os.link(draft, path)
-    except FileExistsError:
-        pass
+        with suppress(FileExistsError):
+            if path.exists():  # empty: nothing was ever signed with it
+                os.replace(draft, path)
+            else:  # a hard link appears whole or not at all: workers starting together agree
+                os.link(draft, path)
     finally:
         draft.unlink(missing_ok=True)
