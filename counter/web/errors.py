@@ -10,10 +10,8 @@ from flask_babel import lazy_gettext
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound
-from werkzeug.routing import RequestRedirect
 
-from counter.game import refusals
-from counter.game.parsing import NotJson
+from counter.game import parsing, refusals
 from counter.game.refusals import N_, Busy, Refusal
 from counter.storage.models import db
 from counter.web import i18n
@@ -32,7 +30,7 @@ MESSAGES = {
 }
 
 STATUSES: dict[type[Refusal], int] = {
-    NotJson: 415,
+    parsing.NotJson: 415,
     refusals.Malformed: 400,
     refusals.Invalid: 422,
     refusals.Forbidden: 403,
@@ -85,7 +83,11 @@ def _http_error(error: HTTPException) -> Response:
     if isinstance(error, InternalServerError):  # Flask has logged the cause
         roll_back()  # leave no half-done transaction behind
     elif isinstance(error, MethodNotAllowed):
-        error.valid_methods = _allowed_methods(error)
+        # Only the methods that reach something here, not a route refusing it (an id of 0).
+        adapter = current_app.create_url_adapter(request)
+        assert adapter is not None  # there is one in a request
+        tried = error.valid_methods or []
+        error.valid_methods = [method for method in tried if adapter.test(request.path, method)]
         if not error.valid_methods:
             error = NotFound()
     status = error.code or 500
@@ -94,22 +96,6 @@ def _http_error(error: HTTPException) -> Response:
     # A 405 says what is allowed, a 429 when to retry.
     headers = {key: value for key, value in error.get_headers() if key in ("Allow", "Retry-After")}
     return error_response(str(own or MESSAGES.get(status, f"{error.name}.")), status, headers)
-
-
-def _allowed_methods(error: MethodNotAllowed) -> list[str]:
-    """The methods that reach something here, not those of a route refusing it (an id of 0)."""
-    adapter = current_app.create_url_adapter(request)
-    assert adapter is not None  # there is one in a request
-    allowed = []
-    for method in error.valid_methods or []:
-        try:
-            adapter.match(request.path, method=method)
-        except RequestRedirect:
-            pass
-        except HTTPException:
-            continue
-        allowed.append(method)
-    return allowed
 
 
 def roll_back() -> None:
