@@ -12,8 +12,7 @@ from flask import Flask
 from jinja2.ext import Extension
 from werkzeug.routing import IntegerConverter
 
-from counter import web
-from counter.config import configure
+from counter import config, web
 from counter.storage import migrating, push
 from counter.storage.models import MAX_ID, db, tune_engine
 from counter.web import api, errors, health, i18n, import_size, limits, live, security
@@ -52,7 +51,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
         template_folder=_shipped_folder("templates"),
         static_folder=_shipped_folder("static"),
     )
-    configure(app, test_config, production=production)
+    config.configure(app, test_config, production=production)
     app.jinja_options = {"trim_blocks": True, "lstrip_blocks": True, "extensions": [Unindented]}
     # Compact JSON for the scripts, Cyrillic unescaped (tojson still escapes what HTML reads).
     app.jinja_env.policies["json.dumps_kwargs"] = {

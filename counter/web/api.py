@@ -13,19 +13,16 @@ from werkzeug.wrappers import Response as ResponseBase
 
 from counter.game import parsing
 from counter.game.match import DealsChanged
-from counter.game.parsing import NotJson
 from counter.game.refusals import N_, Invalid
 from counter.services import archive, deals, matches, sharing
 from counter.services.read_models import MatchView
 from counter.storage.repository import MatchNotFound
-from counter.web import errors, i18n, limits, shapes
+from counter.web import errors, i18n, import_size, limits, security, shapes
 from counter.web.browser import current_owner, ensure_device, own_key, owner_of, this_device
 from counter.web.export_import import streamed
-from counter.web.import_size import check_size
-from counter.web.security import same_origin_only
 
 bp = limits.writes(Blueprint("api", __name__, url_prefix="/api"))
-bp.before_request(same_origin_only)
+bp.before_request(security.same_origin_only)
 
 T = TypeVar("T")
 
@@ -36,7 +33,7 @@ def json_body(allowed: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The request's JSON object; an empty body, claiming no other type, is ``{}``."""
     raw = request.get_data(cache=True)
     if (request.mimetype or raw) and not request.is_json:
-        raise NotJson(JSON_ONLY)
+        raise parsing.NotJson(JSON_ONLY)
     return parsing.json_object(raw, allowed=allowed, nullable=frozenset({"player"}))
 
 
@@ -246,8 +243,8 @@ def export() -> ResponseBase:
 def import_matches() -> tuple[dict[str, Any], int]:
     raw = request.get_data(cache=True)
     if not request.is_json:
-        raise NotJson(JSON_ONLY)
-    check_size(raw)
+        raise parsing.NotJson(JSON_ONLY)
+    import_size.check_size(raw)
     checked = archive.read_document(raw)
     if dry_run := parsing.dry_run(request.args.get("dry_run")):
         report = archive.preview(owner=current_owner(), matches=checked)

@@ -11,7 +11,6 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from counter.game.refusals import Busy
 from counter.services import devices, evenings, newcomers
-from counter.services.devices import Device
 from counter.storage.repository import MatchNotFound
 
 SESSION_DEVICE = "device"
@@ -24,7 +23,7 @@ SYSTEMS = ("Android", "iPhone", "iPad", "Windows", "Mac OS", "Linux")
 SAID_AS = {"Edg": "Edge", "OPR": "Opera", "SamsungBrowser": "Samsung Internet", "Mac OS": "Mac"}
 
 
-def this_device() -> Device | None:
+def this_device() -> devices.Device | None:
     if "device" not in g:
         token = session.get(SESSION_DEVICE)
         if isinstance(token, str):
@@ -37,7 +36,7 @@ def this_device() -> Device | None:
             _remember(devices.register(owner=legacy, label=device_label()))
         else:
             g.device = None
-    device: Device | None = g.device
+    device: devices.Device | None = g.device
     return device
 
 
@@ -54,7 +53,7 @@ def own_key(match_id: int) -> str:
     return owner
 
 
-def ensure_device() -> Device:
+def ensure_device() -> devices.Device:
     """This device, registered with a fresh key on the first write."""
     device = this_device()
     if device is None:
@@ -128,7 +127,7 @@ def stale_cookie() -> bool:
     return False
 
 
-def _remember(device: Device) -> None:
+def _remember(device: devices.Device) -> None:
     session.pop(LEGACY_KEY, None)
     new_token(device.token)
     g.device = device

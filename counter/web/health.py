@@ -7,8 +7,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from counter.storage.models import db
-from counter.web import limits
-from counter.web.errors import roll_back
+from counter.web import errors, limits
 
 bp = limits.limiter.exempt(Blueprint("health", __name__))
 
@@ -19,7 +18,7 @@ def health() -> tuple[dict[str, str], int]:
         db.session.execute(text("SELECT 1"))
         database = "ok"
     except SQLAlchemyError:
-        roll_back()
+        errors.roll_back()
         database = "not answering"
     rate_limits, as_configured = limits.storage_state()
     state = {"database": database, "rate_limits": rate_limits}

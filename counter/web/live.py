@@ -22,9 +22,8 @@ from counter.game.refusals import N_, NotFound, TooMany
 from counter.services import devices, matches, sharing
 from counter.storage import push
 from counter.storage.models import db
+from counter.web import limits, shapes
 from counter.web.browser import changed, current_owner, owner_of, this_device
-from counter.web.limits import client_address
-from counter.web.shapes import match_json, shared_json
 
 bp = Blueprint("live", __name__, url_prefix="/api")
 
@@ -137,7 +136,7 @@ def stream(
 ) -> Response:
     """One match's stream (and ``also``'s); ``moved`` words another device's new match."""
     config = current_app.config
-    place = _take_place(holder, client_address(), config)
+    place = _take_place(holder, limits.client_address(), config)
     with contextlib.ExitStack() as undo:
         undo.callback(place.release)
         hub = push.hub()
@@ -192,7 +191,7 @@ def match_events(match_id: int) -> Response:
     owner = owner_of(match_id, reading=True)
 
     def now() -> dict[str, Any]:
-        return match_json(matches.get_match(owner=owner, match_id=match_id))
+        return shapes.match_json(matches.get_match(owner=owner, match_id=match_id))
 
     def allowed() -> bool:
         changed()
@@ -238,7 +237,7 @@ def shared_events(token: str) -> Response:
     match = sharing.shared_match(token=token)  # a 404 before the stream is counted
 
     def now() -> dict[str, Any]:
-        return shared_json(sharing.shared_match(token=token))
+        return shapes.shared_json(sharing.shared_match(token=token))
 
     allowed = partial(sharing.still_shared, match_id=match.id, token=token)  # type: ignore[arg-type]
     return stream(push.match_key(match.id), now, f"share:{token}", allowed)  # type: ignore[arg-type]

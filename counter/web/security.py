@@ -12,8 +12,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from counter.web.browser import stale_cookie
-from counter.web.errors import error_response
+from counter.web import browser, errors
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -48,7 +47,7 @@ class SessionCookies(SecureCookieSessionInterface):
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
 
     def should_set_cookie(self, app: Flask, session: SessionMixin) -> bool:
-        return super().should_set_cookie(app, session) and not stale_cookie()
+        return super().should_set_cookie(app, session) and not browser.stale_cookie()
 
 
 def reached_host(app: WSGIApplication, proxies: int) -> WSGIApplication:
@@ -119,7 +118,7 @@ def _untrusted_host(error: SecurityError) -> Response:
 
 
 def _csrf_failed(_error: CSRFError) -> Response:
-    return error_response(
+    return errors.error_response(
         gettext(
             "This form has expired or did not come from this site. "
             "Reload the page and tap again; nothing was recorded."
