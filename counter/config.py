@@ -42,9 +42,7 @@ LISTS = {"SECRET_KEY_FALLBACKS", "TRUSTED_HOSTS"}
 KEY_ADVICE = "python3 -c 'import secrets; print(secrets.token_hex(32))'"
 
 
-def configure(
-    app: Flask, test_config: Mapping[str, Any] | None, *, production: bool = False
-) -> None:
+def configure(app: Flask, test_config: Mapping[str, Any] | None, *, production: bool) -> None:
     instance, config = Path(app.instance_path), app.config
     config.from_mapping(
         SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance / 'santase.sqlite'}",

@@ -50,5 +50,4 @@ def decimal(value: float) -> str:
 
 def init_app(app: Flask, translations: str) -> None:
     Babel(app, locale_selector=select_language, default_translation_directories=translations)
-    app.jinja_env.globals["current_language"] = current_language
-    app.jinja_env.globals["decimal"] = decimal
+    app.jinja_env.globals.update(current_language=current_language, decimal=decimal)

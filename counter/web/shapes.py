@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from flask_babel import gettext, ngettext
@@ -35,9 +35,7 @@ def match_json(match: MatchView) -> dict[str, Any]:
 
 def deal_json(deal: DealView) -> dict[str, Any]:
     """The deal's fields but the house rules it was recorded under."""
-    shown = {
-        field.name: getattr(deal, field.name) for field in fields(deal) if field.name != "rules"
-    }
+    shown = {name: value for name, value in vars(deal).items() if name != "rules"}
     return {**shown, "outcome": deal.outcome.value, "created_at": iso_utc(deal.created_at)}
 
 
