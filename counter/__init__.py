@@ -54,11 +54,9 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, production: bool
     config.configure(app, test_config, production=production)
     app.jinja_options = {"trim_blocks": True, "lstrip_blocks": True, "extensions": [Unindented]}
     # Compact JSON for the scripts, Cyrillic unescaped (tojson still escapes what HTML reads).
-    app.jinja_env.policies["json.dumps_kwargs"] = {
-        "sort_keys": True,
-        "separators": (",", ":"),
-        "ensure_ascii": False,
-    }
+    app.jinja_env.policies["json.dumps_kwargs"] = dict(
+        sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     db.init_app(app)
     for converter in ("match_id", "number", "id"):
         app.url_map.converters[converter] = PositiveIdConverter

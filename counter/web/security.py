@@ -34,9 +34,7 @@ HEADERS = {
 }
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # The same for everyone; any other answer may carry a browser's matches: no cache keeps it.
-PUBLIC_ENDPOINTS = frozenset(
-    {"static", "site.robots", "site.manifest", "site.service_worker", "api.openapi"}
-)
+PUBLIC_ENDPOINTS = {"static", "site.robots", "site.manifest", "site.service_worker", "api.openapi"}
 DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 

@@ -51,11 +51,10 @@ PRIVATE = ("id", "uid", "played_at", "table", "first_dealer", "session")
 def shared_json(match: MatchView) -> dict[str, Any]:
     """What a share link shows of a match: nothing that names anything else."""
     body = match_json(match)
+    players = [{k: v for k, v in player.items() if k != "games"} for player in body["players"]]
     return {
         **{key: value for key, value in body.items() if key not in PRIVATE},
-        "players": [
-            {k: v for k, v in player.items() if k != "games"} for player in body["players"]
-        ],
+        "players": players,
         "deals": [{k: v for k, v in deal.items() if k != "request_id"} for deal in body["deals"]],
     }
 
