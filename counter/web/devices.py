@@ -56,8 +56,6 @@ def forget_device(device_id: int) -> Response | str:
                 "It no longer sees or changes these matches, at once. It keeps only what "
                 "it had before it joined them."
             ),
-            action=url_for("devices.forget_device", device_id=device_id),
-            fields={},
             button=gettext("Remove the device"),
             danger=True,
             back=url_for("privacy.privacy"),
@@ -81,8 +79,6 @@ def forget_devices() -> Response | str:
                 "Every other phone or browser that continues this browser's matches loses "
                 "them at once. This browser keeps them all."
             ),
-            action=url_for("devices.forget_devices"),
-            fields={"rotation": nonce},
             button=gettext("Forget other devices"),
             danger=True,
             back=url_for("privacy.privacy"),

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import re
-import secrets
 from collections.abc import Callable
 from datetime import datetime
 from typing import NotRequired, TypedDict, TypeVar, Unpack
 
-from flask import render_template, request
+from flask import render_template, request, url_for
 
 from counter.game import parsing
 from counter.game.names import parse_names
@@ -111,15 +110,11 @@ def confirmed() -> bool:
 
 
 def nonce() -> str:
-    """The form's ``rotation`` field (from :func:`new_nonce`), the same if it is sent twice."""
+    """The form's ``rotation`` field (a fresh one on each page), the same if it is sent twice."""
     value = request.form.get("rotation", "")
     if not (value.isascii() and value.isprintable() and 16 <= len(value) <= 64):
         raise Malformed(N_("Reload the page and try again."))
     return value
-
-
-def new_nonce() -> str:
-    return secrets.token_urlsafe(16)
 
 
 def request_id() -> str | None:
@@ -129,21 +124,17 @@ def request_id() -> str | None:
 NOT_POSTED_AGAIN = {"csrf_token", "confirmed"}
 
 
-def posted_fields() -> dict[str, str]:
-    """The fields of this form, to post again once the player confirms."""
-    return {name: value for name, value in request.form.items() if name not in NOT_POSTED_AGAIN}
-
-
 class ConfirmPage(TypedDict):
     title: str
     message: str
-    action: str
-    fields: dict[str, str]
     button: str
+    fields: NotRequired[dict[str, str]]  # posted again; by default, this form's own
     back: NotRequired[str | None]  # where Cancel goes
     danger: NotRequired[bool]
 
 
 def confirm_page(**page: Unpack[ConfirmPage]) -> str:
-    """A page whose button posts ``fields`` to ``action``, confirmed."""
-    return render_template("confirm.html", **page)
+    """A page whose button posts this form again, confirmed."""
+    posted = {name: value for name, value in request.form.items() if name not in NOT_POSTED_AGAIN}
+    action = url_for(request.endpoint or "play.home", **(request.view_args or {}))
+    return render_template("confirm.html", action=action, **{"fields": posted, **page})

@@ -166,7 +166,6 @@ def change_match() -> Response | str:
         return forms.confirm_page(
             title=gettext("Play on to %(target)s?", target=target),
             message=i18n.explain(refusal),
-            action=url_for("play.change_match"),
             fields={"match_id": str(match_id or ""), "target": str(target)},
             button=gettext("Play on to %(target)s", target=target),
         )
@@ -208,8 +207,6 @@ def start_match() -> Response | str:
                 names=" – ".join(open_match.names),
                 score=open_match.score,
             ),
-            action=url_for("play.start_match"),
-            fields=forms.posted_fields(),
             button=gettext("Start a new match"),
         )
     match, started = matches.start_match(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from flask import Blueprint, current_app, flash, redirect, render_template, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response
@@ -24,7 +26,7 @@ def privacy() -> str:
         devices=devices.list_devices(owner=device.owner, this_device=device.id) if device else [],
         brought=device is not None and devices.has_maker(owner=device.owner, device_id=device.id),
         own_count=_own_count(device),
-        rotation=forms.new_nonce(),
+        rotation=secrets.token_urlsafe(16),
     )
 
 
@@ -41,8 +43,6 @@ def erase() -> Response | str:
         return confirm_page(
             title=gettext("Erase everything?"),
             message=_what_goes(device),
-            action=url_for("privacy.erase"),
-            fields={"rotation": nonce},
             button=gettext("Erase everything"),
             back=url_for("privacy.privacy"),
             danger=True,
