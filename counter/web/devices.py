@@ -10,7 +10,6 @@ from counter.game.refusals import N_, NotFound
 from counter.services import devices, forgetting, keys
 from counter.web import forms, limits
 from counter.web.browser import changed, current_owner, ensure_device, new_token, this_device
-from counter.web.forms import confirm_page
 from counter.web.qr import qr_svg
 
 bp = limits.writes(Blueprint("devices", __name__))
@@ -50,7 +49,7 @@ def forget_device(device_id: int) -> Response | str:
     if asking is None:
         raise NotFound(N_("That device no longer has these matches."))
     if not forms.confirmed():
-        return confirm_page(
+        return forms.confirm_page(
             title=gettext("Remove this device?"),
             message=gettext(
                 "It no longer sees or changes these matches, at once. It keeps only what "
@@ -73,7 +72,7 @@ def forget_devices() -> Response | str:
         return redirect(url_for("privacy.privacy"))
     nonce = forms.nonce()
     if not forms.confirmed():
-        return confirm_page(
+        return forms.confirm_page(
             title=gettext("Forget other devices?"),
             message=gettext(
                 "Every other phone or browser that continues this browser's matches loses "

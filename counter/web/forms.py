@@ -66,6 +66,7 @@ def _optional(field: str, parse: Callable[[str], T]) -> Callable[[], T | None]:
 game: Callable[[], GameName | None] = _optional("game", parsing.game)
 preset: Callable[[], Preset | None] = _optional("preset", parsing.preset)
 uid: Callable[[], str | None] = _optional("uid", parsing.uid)
+request_id: Callable[[], str | None] = _optional("request_id", parsing.request_id)
 
 
 def rules() -> RuleChanges | None:
@@ -115,10 +116,6 @@ def nonce() -> str:
     if not (value.isascii() and value.isprintable() and 16 <= len(value) <= 64):
         raise Malformed(N_("Reload the page and try again."))
     return value
-
-
-def request_id() -> str | None:
-    return parsing.request_id(request.form.get("request_id") or None)
 
 
 NOT_POSTED_AGAIN = {"csrf_token", "confirmed"}

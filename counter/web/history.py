@@ -107,9 +107,8 @@ def edit_deal(match_id: int, number: int, error: Refusal | None = None) -> str:
 
 def _back_to(match: MatchView) -> str:
     counter = counter_of(match.id)
-    if counter != url_for("play.home"):  # a table link's
-        return counter
-    if match.id == matches.shown_id(owner=current_owner(), device=this_device()):
+    table = counter != url_for("play.home")  # a table link's
+    if table or match.id == matches.shown_id(owner=current_owner(), device=this_device()):
         return counter
     return url_for("history.show_match", match_id=match.id)
 
@@ -118,13 +117,12 @@ def _back_to(match: MatchView) -> str:
 @shows_again(_edit_again)
 def correct_deal(match_id: int, number: int) -> Response:
     owner = owner_of(match_id)
-    seat, outcome = forms.receiver(), forms.corrected_outcome()
     match, deal = deals.correct_deal(
         owner=owner,
         match_id=match_id,
         number=number,
-        seat=seat,
-        outcome=outcome,
+        seat=forms.receiver(),
+        outcome=forms.corrected_outcome(),
         recorded_at=forms.recorded_at(),
     )
     note = words.note_of(match, deal)
@@ -153,10 +151,7 @@ def delete_deal(match_id: int, number: int) -> Response | str:
             danger=True,
         )
     match, removed = deals.delete_deal(
-        owner=owner,
-        match_id=match_id,
-        number=number,
-        recorded_at=forms.recorded_at(),
+        owner=owner, match_id=match_id, number=number, recorded_at=forms.recorded_at()
     )
     note = words.note_of(match, removed)
     flash(gettext("Deal %(number)s deleted: %(note)s.", number=number, note=note))

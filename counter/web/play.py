@@ -54,14 +54,13 @@ def plain_http() -> bool:
     return request.scheme == "http" and not local
 
 
-NOT_FOR_THE_SCRIPT = {"table", "created_at", "finished_at", "played_at"}
-WORKED_OUT_THERE = {"finished", "leader", "marks"}  # by the page's fold (static/standing.js)
+# Never shown, or worked out by the page's fold (static/standing.js): finished, leader, marks.
+LEFT_OUT = {"table", "created_at", "finished_at", "played_at", "finished", "leader", "marks"}
 UNSAID = {"corrected": False, "request_id": None}  # a deal's fields left at their default
 
 
 def _for_the_script(match: MatchView) -> dict[str, Any]:
-    left_out = NOT_FOR_THE_SCRIPT | WORKED_OUT_THERE
-    shape = {k: v for k, v in shapes.match_json(match).items() if k not in left_out}
+    shape = {k: v for k, v in shapes.match_json(match).items() if k not in LEFT_OUT}
     shape["deals"] = [
         {
             k: v

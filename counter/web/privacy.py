@@ -12,7 +12,6 @@ from counter.services import devices, forgetting, keys, matches
 from counter.services.devices import Device
 from counter.web import forms, i18n, limits
 from counter.web.browser import current_owner, new_token, this_device
-from counter.web.forms import confirm_page
 
 bp = limits.writes(Blueprint("privacy", __name__))
 
@@ -40,7 +39,7 @@ def erase() -> Response | str:
     device = this_device()
     nonce = forms.nonce()
     if not forms.confirmed():
-        return confirm_page(
+        return forms.confirm_page(
             title=gettext("Erase everything?"),
             message=_what_goes(device),
             button=gettext("Erase everything"),

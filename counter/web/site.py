@@ -39,7 +39,10 @@ def choose_language() -> Response:
 
 def _back_with(cookies: dict[str, str], *, httponly: bool = False) -> Response:
     """Back to the form's ``next`` page on this site, with ``cookies`` set."""
-    response = redirect(_local_path(request.form.get("next")))
+    back = request.form.get("next") or ""
+    # On this site only: a browser reads "//" and "/\\" as another site's.
+    local = back.startswith("/") and not back.startswith("//") and "\\" not in back
+    response = redirect(back if local and back.isprintable() else url_for("play.home"))
     for name, value in cookies.items():
         response.set_cookie(
             name,
@@ -50,13 +53,6 @@ def _back_with(cookies: dict[str, str], *, httponly: bool = False) -> Response:
             secure=request.is_secure,
         )
     return response
-
-
-def _local_path(target: str | None) -> str:
-    """A path on this site only: a browser reads "//" and "/\\" as another site's."""
-    if not target or not target.startswith("/") or target.startswith("//"):
-        return url_for("play.home")
-    return target if target.isprintable() and "\\" not in target else url_for("play.home")
 
 
 # Display switches, each a cookie (the script writes them too): its values, "on" first.
