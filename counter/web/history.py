@@ -58,8 +58,7 @@ def described(match: MatchView) -> str:
 
 @bp.post("/matches/<match_id:match_id>/resume")
 def resume_match(match_id: int) -> Response:
-    owner = own_key(match_id)
-    match = matches.resume_match(owner=owner, match_id=match_id, device=this_device())
+    match = matches.resume_match(owner=own_key(match_id), match_id=match_id, device=this_device())
     flash(gettext("Back to %(match)s.", match=described(match)))
     return redirect(url_for("play.home"))
 
