@@ -7,7 +7,7 @@ import secrets
 import uuid
 from typing import Any
 
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import force_locale, gettext
 from werkzeug.wrappers import Response
 
@@ -60,16 +60,13 @@ UNSAID = {"corrected": False, "request_id": None}  # a deal's fields left at the
 
 
 def _for_the_script(match: MatchView) -> dict[str, Any]:
-    shape = {k: v for k, v in shapes.match_json(match).items() if k not in LEFT_OUT}
-    shape["deals"] = [
-        {
-            k: v
-            for k, v in deal.items()
-            if k != "created_at" and not (k in UNSAID and v is UNSAID[k])
-        }
-        for deal in shape["deals"]
-    ]
+    shape = {k: v for k, v in shapes.match_json(match).items() if _said(k, v)}
+    shape["deals"] = [{k: v for k, v in deal.items() if _said(k, v)} for deal in shape["deals"]]
     return shape
+
+
+def _said(key: str, value: object) -> bool:
+    return key not in LEFT_OUT and not (key in UNSAID and value is UNSAID[key])
 
 
 def _match_of_form() -> MatchView | None:
@@ -79,11 +76,9 @@ def _match_of_form() -> MatchView | None:
     return None
 
 
-@bp.get("/words/<language>.json")
+@bp.get(f"/words/<any({', '.join(i18n.LANGUAGES)}):language>.json")
 def later_words(language: str) -> Response:
     """The language is in the address so that static/sw.js's copy is never the other's."""
-    if language not in i18n.LANGUAGES:
-        abort(404)
     with force_locale(language):
         # What the page shows once its match is gone (static/outbox.js).
         blank = _for_the_script(blank_match(i18n.default_names()))
