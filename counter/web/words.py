@@ -176,11 +176,7 @@ def receives(points: int, name: str) -> str:
 
 
 def deal_note(
-    names: tuple[str, str],
-    player: int | None,
-    points: int,
-    outcome: Outcome,
-    game: GameName | str = GameName.SANTASE,
+    names: tuple[str, str], player: int | None, points: int, outcome: Outcome, game: GameName | str
 ) -> str:
     """Like "+2 Иван · Opponent's wrong 66", or "±0 Tie", in ``game``'s words."""
     if player is None:
