@@ -1,7 +1,5 @@
 """Santase Counter: a Flask app that keeps the score of Santase (66) matches."""
 
-from __future__ import annotations
-
 import os
 import re
 from collections.abc import Mapping

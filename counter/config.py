@@ -1,7 +1,5 @@
 """Settings: defaults, then ``SANTASE_<name>`` from the environment (or a test's mapping)."""
 
-from __future__ import annotations
-
 import json
 import os
 import re

@@ -1,7 +1,5 @@
 """Migrations, run in a process of their own so that no worker keeps Alembic (~15 MB)."""
 
-from __future__ import annotations
-
 import os
 import subprocess
 import sys

@@ -1,7 +1,5 @@
 """The database tables: only what the game cannot work out from the deals (and won_by)."""
 
-from __future__ import annotations
-
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -113,7 +111,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     # While set, /shared/<share_token> shows the match, read-only, to anyone with the link.
     share_token: Mapped[str | None] = mapped_column(String(32))
 
-    deals: Mapped[list[Deal]] = relationship(
+    deals: Mapped[list["Deal"]] = relationship(
         back_populates="match", order_by="Deal.number", **OWNED
     )
 
@@ -284,8 +282,8 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None]  # from then on its tables record nothing
 
-    players: Mapped[list[EveningPlayer]] = relationship(order_by="EveningPlayer.id", **OWNED)
-    tables: Mapped[list[EveningTable]] = relationship(
+    players: Mapped[list["EveningPlayer"]] = relationship(order_by="EveningPlayer.id", **OWNED)
+    tables: Mapped[list["EveningTable"]] = relationship(
         order_by="(EveningTable.round, EveningTable.number)", **OWNED
     )
 

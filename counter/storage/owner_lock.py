@@ -1,7 +1,5 @@
 """One writer at a time per browser key, so that two writes cannot both pass a per-browser cap."""
 
-from __future__ import annotations
-
 import hashlib
 
 from sqlalchemy import func, select

@@ -1,7 +1,5 @@
 """Live changes: each committed change is announced, through Redis too, to the streams."""
 
-from __future__ import annotations
-
 import json
 import logging
 import os

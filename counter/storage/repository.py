@@ -1,11 +1,9 @@
 """Load a game :class:`~counter.game.match.Match` from its rows and save it back."""
 
-from __future__ import annotations
-
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, Self, cast
 
 from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import selectinload
@@ -24,7 +22,7 @@ class MatchNotFound(NotFound):
     """No match with that id belongs to this browser."""
 
     @classmethod
-    def with_id(cls, match_id: object) -> MatchNotFound:
+    def with_id(cls, match_id: object) -> Self:
         return cls(N_("There is no match %(id)s in this browser."), id=match_id)
 
 

@@ -1,7 +1,5 @@
 """Each player's games in a series (one game's matches between two names), from match rows."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from sqlalchemy import ColumnElement, ScalarSelect, and_, case, func, or_, select

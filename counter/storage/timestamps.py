@@ -1,7 +1,5 @@
 """Stored times (naive UTC) as every answer, export and page writes them: 2026-11-30T15:07:42Z."""
 
-from __future__ import annotations
-
 from datetime import datetime
 
 

@@ -1,7 +1,5 @@
 """Write transactions: each change is one transaction that takes the write lock up front."""
 
-from __future__ import annotations
-
 import functools
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar

@@ -1,7 +1,5 @@
 """The HTML pages, one blueprint per feature; every page works without JavaScript."""
 
-from __future__ import annotations
-
 from flask import Flask
 
 from counter.game.names import NAME_MAX_LENGTH

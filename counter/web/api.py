@@ -1,7 +1,5 @@
 """The JSON API: the same service functions as the pages, JSON in and JSON out."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path

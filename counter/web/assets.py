@@ -1,7 +1,5 @@
 """static/ as it travels: scripts and stylesheets minified (rjsmin, rcssmin), no build step."""
 
-from __future__ import annotations
-
 import hashlib
 import io
 import os

@@ -1,7 +1,5 @@
 """Which device is asking (its session cookie names it by a token), and the key it holds."""
 
-from __future__ import annotations
-
 import re
 from contextlib import suppress
 from http import HTTPStatus

@@ -1,7 +1,5 @@
 """Another device: the one-time link that hands matches over, and forgetting devices."""
 
-from __future__ import annotations
-
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response

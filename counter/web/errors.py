@@ -1,7 +1,5 @@
 """Error responses, mapped in one place: JSON under /api, a page elsewhere, never a bare 500."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Any, TypeVar
 

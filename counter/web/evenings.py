@@ -1,7 +1,5 @@
 """Club evenings: the host's pages, the room's live board, and each table's link to its match."""
 
-from __future__ import annotations
-
 import secrets
 from functools import partial
 from typing import Any

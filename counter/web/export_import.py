@@ -1,7 +1,5 @@
 """The export and import pages: CSV for a spreadsheet, JSON for another browser."""
 
-from __future__ import annotations
-
 import csv
 import io
 import json

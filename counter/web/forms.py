@@ -1,7 +1,5 @@
 """The pages' forms read into typed values, and the page that asks before a step for good."""
 
-from __future__ import annotations
-
 import contextlib
 import re
 from collections.abc import Callable

@@ -1,7 +1,5 @@
 """A health check for load balancers: ok, degraded (Redis down) or unavailable (no database)."""
 
-from __future__ import annotations
-
 from flask import Blueprint
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError

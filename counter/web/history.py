@@ -1,7 +1,5 @@
 """This browser's matches: the history, one match, corrections, continuing and deleting."""
 
-from __future__ import annotations
-
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext, ngettext
 from werkzeug.wrappers import Response

@@ -1,7 +1,5 @@
 """Bulgarian, English and German: which one a request gets, and the switch that remembers it."""
 
-from __future__ import annotations
-
 from flask import Flask, has_request_context, request
 from flask_babel import Babel, format_decimal, get_locale, gettext
 

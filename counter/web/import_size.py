@@ -1,7 +1,5 @@
 """Request bodies: an import's size, one import at a time per process, no body left unread."""
 
-from __future__ import annotations
-
 import threading
 
 from flask import Flask, Response, current_app, g, request

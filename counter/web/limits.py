@@ -1,7 +1,5 @@
 """Rate limits: a browser with a key is counted by a hash of it, one without by its address."""
 
-from __future__ import annotations
-
 import hashlib
 import ipaddress
 import math

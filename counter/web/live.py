@@ -1,7 +1,5 @@
 """Server-Sent Events: a match's changes, pushed to the screens showing it."""
 
-from __future__ import annotations
-
 import contextlib
 import hashlib
 import json

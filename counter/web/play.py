@@ -1,7 +1,5 @@
 """The counter page and its forms (post, redirect, get); static/counter.js takes them over."""
 
-from __future__ import annotations
-
 import contextlib
 import secrets
 import uuid

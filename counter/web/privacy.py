@@ -1,7 +1,5 @@
 """What the site keeps about a browser, and erasing all of it."""
 
-from __future__ import annotations
-
 import secrets
 
 from flask import Blueprint, current_app, flash, redirect, render_template, url_for

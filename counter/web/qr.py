@@ -1,7 +1,5 @@
 """QR codes for links, drawn here as inline SVG: no image service is asked."""
 
-from __future__ import annotations
-
 from markupsafe import Markup
 
 

@@ -1,7 +1,5 @@
 """How matches look in JSON: the API's answers, and the state the page's script starts from."""
 
-from __future__ import annotations
-
 from dataclasses import asdict, replace
 from typing import Any
 

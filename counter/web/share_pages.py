@@ -1,7 +1,5 @@
 """Read-only links that show one match, live, on the other player's phone."""
 
-from __future__ import annotations
-
 from flask import Blueprint, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response

@@ -1,7 +1,5 @@
 """The rest of the site: rules, statistics, the language and display switches, installing."""
 
-from __future__ import annotations
-
 import json
 
 from flask import Blueprint, redirect, render_template, request, url_for

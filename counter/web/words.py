@@ -1,7 +1,5 @@
 """The game's words on the pages and in the page's script, in the request's language."""
 
-from __future__ import annotations
-
 import functools
 import json
 from collections.abc import Callable
