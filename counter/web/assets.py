@@ -1,7 +1,6 @@
 """static/ as it travels: scripts and stylesheets minified (rjsmin, rcssmin), no build step."""
 
 import hashlib
-import io
 import os
 import re
 from collections.abc import Callable
@@ -11,7 +10,7 @@ from urllib.parse import quote
 
 import rcssmin
 import rjsmin
-from flask import Flask, Response, current_app, send_file, send_from_directory
+from flask import Flask, Response, current_app, request, send_from_directory
 from markupsafe import Markup
 from werkzeug.security import safe_join
 
@@ -52,9 +51,11 @@ def static(filename: str) -> Response:
     if suffix not in MIMETYPES or path is None or not os.path.isfile(path):
         return send_from_directory(folder, filename)  # any other file as it is, or a 404
     body = minified(Path(path), os.path.getmtime(path))
-    etag = hashlib.sha256(body).hexdigest()[:32]
-    # No max_age: revalidated each time, a 304 costs a round trip, no bytes.
-    return send_file(io.BytesIO(body), MIMETYPES[suffix], etag=etag)
+    response = Response(body, mimetype=MIMETYPES[suffix])
+    response.set_etag(hashlib.sha256(body).hexdigest()[:32])
+    response.cache_control.no_cache = True  # revalidate: a 304 costs a round trip, no bytes
+    response.make_conditional(request)
+    return response
 
 
 def init_app(app: Flask) -> None:
