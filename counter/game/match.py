@@ -106,6 +106,10 @@ class Match:
     def finished_at(self) -> datetime | None:
         return self.deals[-1].created_at if self.winner is not None else None
 
+    def overtaken_by(self, after: int, result: DealResult) -> bool:
+        missed = [(deal.player, deal.outcome) for deal in self.deals[after:]]
+        return overtaken(missed, result.player, result.outcome)
+
     def recorded_by(self, request_id: str) -> Deal | None:
         return next((deal for deal in self.deals if deal.request_id == request_id), None)
 
@@ -131,8 +135,7 @@ class Match:
                 )
             return None
         # Asked, not refused, when "Mine" may take back the other phone's winning deal.
-        missed = [(deal.player, deal.outcome) for deal in self.deals[after:]]
-        if after is None or not overtaken(missed, seat, outcome):
+        if after is None or not self.overtaken_by(after, result):
             self.standing.after(result, self.game.shown)  # refused once the match is won
         scoring.check_room(len(self.deals))
         if after is not None and after != len(self.deals):

@@ -47,6 +47,8 @@ POINTS: dict[Outcome, int] = {
 
 # A house rule is one field of HouseRules (an enum, its default) and its words in RULE_WORDS;
 # the API, the export, the database columns, the forms and the page's script derive from them.
+
+
 class FailedClose(StrEnum):
     """What the other player gets when the player who closed the stock misses 66."""
 

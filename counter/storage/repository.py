@@ -39,8 +39,9 @@ class Stored:
 DEAL_FIELDS = tuple(each.name for each in fields(game.Deal))
 
 
-def _fields(deal: game.Deal | Deal) -> dict[str, Any]:
-    return {name: getattr(deal, name) for name in DEAL_FIELDS}
+def _columns(deal: game.Deal) -> dict[str, Any]:
+    """A game deal as its row's attributes."""
+    return {name: getattr(deal, name) for name in DEAL_FIELDS} | {"outcome": deal.outcome.value}
 
 
 def _match_columns(match: game.Match) -> dict[str, Any]:
@@ -58,7 +59,13 @@ def _match_columns(match: game.Match) -> dict[str, Any]:
 
 
 def _stored(row: Match, earlier: tuple[int, int] = (0, 0)) -> Stored:
-    deals = [game.Deal(**_fields(each) | {"outcome": Outcome(each.outcome)}) for each in row.deals]
+    deals = [
+        game.Deal(
+            **{name: getattr(each, name) for name in DEAL_FIELDS}
+            | {"outcome": Outcome(each.outcome)}
+        )
+        for each in row.deals
+    ]
     match = game.Match(
         uid=row.uid,
         names=(row.player1, row.player2),
@@ -107,7 +114,8 @@ def save(stored: Stored, *, at: datetime) -> None:
     """Write the match as the game has it now, played in at ``at``, with its series' games."""
     row, match = stored.row, stored.match
     rows = [stored._rows.get(id(deal)) for deal in match.deals]  # None: not stored yet
-    gone = [each for each in row.deals if each not in rows]
+    kept = {id(each) for each in rows if each is not None}
+    gone = [each for each in row.deals if id(each) not in kept]
     for each in gone:
         row.deals.remove(each)
     moving = [
@@ -119,8 +127,7 @@ def save(stored: Stored, *, at: datetime) -> None:
         db.session.flush()  # the deletes and the moves out of the way before the numbers
     for number, (deal, found) in enumerate(zip(match.deals, rows, strict=True), 1):
         if found is None:
-            found = Deal(**_fields(deal) | {"outcome": deal.outcome.value})
-            stored._rows[id(deal)] = found
+            found = stored._rows[id(deal)] = Deal(**_columns(deal))
             row.deals.append(found)
         # Only what changed is set: setting a column costs, even to the same value. A deal's
         # rules, time and request id stay as recorded (Match.correct keeps them).
@@ -156,7 +163,7 @@ def add_many(owner: str, matches: list[game.Match]) -> None:
         ],
     ).scalars()
     deals = [
-        {"match_id": match_id, "number": number, **_fields(deal), "outcome": deal.outcome.value}
+        {"match_id": match_id, "number": number, **_columns(deal)}
         for match_id, match in zip(ids, matches, strict=True)
         for number, deal in enumerate(match.deals, 1)
     ]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import NotRequired, TypedDict, TypeVar, Unpack
 
-from flask import render_template, request, url_for
+from flask import render_template, request
 
 from counter.game import parsing
 from counter.game.names import parse_names
@@ -131,5 +131,5 @@ class ConfirmPage(TypedDict):
 def confirm_page(**page: Unpack[ConfirmPage]) -> str:
     """A page whose button posts this form again, confirmed."""
     posted = {name: value for name, value in request.form.items() if name not in NOT_POSTED_AGAIN}
-    action = url_for(request.endpoint or "play.home", **(request.view_args or {}))
-    return render_template("confirm.html", action=action, **{"fields": posted, **page})
+    page.setdefault("fields", posted)
+    return render_template("confirm.html", action=request.script_root + request.path, **page)
