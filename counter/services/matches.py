@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import datetime
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -70,9 +70,8 @@ def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE)
     total = count(owner=owner)
     pages = max(1, math.ceil(total / per_page))
     if not 1 <= page <= pages:
-        raise MatchNotFound(
-            N_("There is no page %(page)s; the history has %(pages)s."), page=page, pages=pages
-        )
+        message = N_("There is no page %(page)s; the history has %(pages)s.")
+        raise MatchNotFound(message, page=page, pages=pages)
     found = repository.page(owner, offset=(page - 1) * per_page, limit=per_page)
     shown = [view(one, with_deals=False) for one in found]
     return MatchPage(matches=shown, page=page, pages=pages)
@@ -89,8 +88,7 @@ def start_match(
 ) -> tuple[MatchView, bool]:
     """Start a match on ``device``'s screen, or find the one this ``uid`` started; and if new."""
     lock_owners(owner)
-    every: dict[str, Any] = {name: settings.get(name) for name in Settings.__annotations__}
-    asked = spent.settings_digest(**every)
+    asked = spent.settings_digest(settings)
     if uid is not None:
         found = _with_uid(owner, uid)
         spent.check_start(owner=owner, uid=uid, settings=asked, exists=found is not None)
@@ -126,13 +124,11 @@ def _start(
     """A new match with the players, game and house rules played last, else the defaults."""
     lock_owners(owner)  # the cap is counted by one writer of this browser at a time
     if repository.count(owner) >= MAX_MATCHES_PER_BROWSER:
-        raise TooManyMatches(
-            N_(
-                "This browser keeps at most %(most)s matches. Export them, then delete "
-                "the ones you no longer need."
-            ),
-            most=MAX_MATCHES_PER_BROWSER,
+        message = N_(
+            "This browser keeps at most %(most)s matches. Export them, then delete "
+            "the ones you no longer need."
         )
+        raise TooManyMatches(message, most=MAX_MATCHES_PER_BROWSER)
     match = played.Match(uid=uid or uuid.uuid4().hex, names=default_names, created_at=utcnow())
     if (latest_id := repository.current_id(owner)) is not None:
         latest = db.session.get_one(Match, latest_id)
@@ -207,7 +203,7 @@ def delete_match(*, owner: str, match_id: int) -> MatchView:
     if db.session.scalar(select(EveningTable.id).where(EveningTable.match_id == match_id)):
         raise Conflict(N_("This match was played at a table of an evening; it stays with it."))
     deleted = view(stored)
-    spent.spend_uid_of_deleted(owner=owner, uid=stored.match.uid)
+    spent.spend_uid(owner=owner, uid=stored.match.uid)
     db.session.delete(stored.row)
     db.session.commit()
     push.deleted(match_id)

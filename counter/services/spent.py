@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Collection, Mapping
-from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import bindparam, delete, select
 
 from counter.game.match import Deal, RequestReused
 from counter.game.refusals import N_, Conflict
-from counter.game.scoring import Outcome, Preset, Seat
+from counter.game.scoring import Outcome, Seat
 from counter.storage.models import Spent, db
 
 
@@ -22,17 +22,10 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256("\0".join(str(part) for part in parts).encode()).hexdigest()
 
 
-def settings_digest(
-    *,
-    target: int | None,
-    names: tuple[str, str] | None,
-    rules: Mapping[str, StrEnum] | None,
-    preset: Preset | None,
-    first_dealer: int | None,
-    game: str | None = None,
-) -> str:
-    """A hash of the settings a start asked for, as sent."""
-    asked: dict[str, object] = {"target": target, "names": names, "first_dealer": first_dealer}
+def settings_digest(settings: Mapping[str, Any]) -> str:
+    """A hash of the settings a start asked for, as sent (one not sent: None)."""
+    asked = {name: settings.get(name) for name in ("target", "names", "first_dealer")}
+    rules, preset, game = settings.get("rules"), settings.get("preset"), settings.get("game")
     asked["rules"] = None if rules is None else {name: str(rule) for name, rule in rules.items()}
     asked["preset"] = None if preset is None else preset.label
     if game is not None:
@@ -48,23 +41,18 @@ def check_start(*, owner: str, uid: str, settings: str, exists: bool) -> None:
     if not exists:
         raise UidReused(N_("The match with that uid was deleted; nothing was started."))
     if found.settings_digest not in (None, settings):
-        raise UidReused(
-            N_(
-                "That uid already started a match with other settings; nothing was started. "
-                "A new match needs a new uid."
-            )
+        message = N_(
+            "That uid already started a match with other settings; nothing was started. "
+            "A new match needs a new uid."
         )
+        raise UidReused(message)
 
 
-def spend_uid(*, owner: str, uid: str, settings: str | None) -> None:
-    digest = _digest("uid", owner, uid)
-    db.session.add(Spent(digest=digest, owner_digest=_digest(owner), settings_digest=settings))
-
-
-def spend_uid_of_deleted(*, owner: str, uid: str) -> None:
+def spend_uid(*, owner: str, uid: str, settings: str | None = None) -> None:
+    """Keep a started (or deleted) match's uid, unless it is kept already."""
     digest = _digest("uid", owner, uid)
     if db.session.scalar(select(Spent.id).where(Spent.digest == digest)) is None:
-        spend_uid(owner=owner, uid=uid, settings=None)
+        db.session.add(Spent(digest=digest, owner_digest=_digest(owner), settings_digest=settings))
 
 
 def _deal_digest(seat: Seat | None, outcome: Outcome) -> str:
@@ -97,12 +85,11 @@ def request_spent(
         return False
     # None: spent without a hash of its deal.
     if found.settings_digest not in (None, _deal_digest(seat, outcome)):
-        raise RequestReused(
-            N_(
-                "That request was already recorded, for another player or outcome, and that "
-                "deal was taken back since; nothing new was recorded."
-            )
+        message = N_(
+            "That request was already recorded, for another player or outcome, and that "
+            "deal was taken back since; nothing new was recorded."
         )
+        raise RequestReused(message)
     return True
 
 
