@@ -131,11 +131,8 @@ def read_document(raw: bytes | str) -> list[game.Match]:
     seen: dict[str, int] = {}
     for position, match in enumerate(matches, 1):
         if (first := seen.setdefault(match.uid, position)) != position:
-            raise Invalid(
-                N_("Matches %(first)s and %(second)s of the file have the same uid."),
-                first=first,
-                second=position,
-            )
+            message = N_("Matches %(first)s and %(second)s of the file have the same uid.")
+            raise Invalid(message, first=first, second=position)
     return matches
 
 
@@ -164,9 +161,8 @@ def _checked_match(position: int, match: object) -> game.Match:
         created_at = parsing.timestamp(match["created_at"])
     except Refusal as error:
         kind = TooLarge if isinstance(error, TooLarge) else Invalid
-        raise kind(
-            N_("Match %(position)s of the file: %(problem)s"), position=position, problem=error
-        ) from None
+        message = N_("Match %(position)s of the file: %(problem)s")
+        raise kind(message, position=position, problem=error) from None
     return game.Match(uid, players, created_at, target, first_dealer, rules, deals, played)
 
 
@@ -184,9 +180,8 @@ def _checked_deal(number: int, deal: object, match_rules: HouseRules) -> game.De
         player = parsing.receiver(outcome, deal["player"])
         points = deal["points"]
         if not parsing.whole(points):
-            raise Invalid(
-                N_("The points must be a whole number, not %(value)s."), value=as_sent(points)
-            )
+            message = N_("The points must be a whole number, not %(value)s.")
+            raise Invalid(message, value=as_sent(points))
         result = DealResult(player, outcome, int(points), rules)
         scoring.check_points(result)
         created_at = parsing.timestamp(deal["created_at"])
@@ -219,12 +214,11 @@ def import_matches(
     """Store the matches this browser lacks, all or none, while ``device_id`` holds the key."""
     lock_owners(owner)
     if not devices.holds(owner=owner, device_id=device_id):
-        raise Conflict(
-            N_(
-                "This browser's matches were erased, or moved to a new key, while the file "
-                "was read; nothing was imported."
-            )
+        message = N_(
+            "This browser's matches were erased, or moved to a new key, while the file "
+            "was read; nothing was imported."
         )
+        raise Conflict(message)
     report = preview(owner=owner, matches=matches)
     new_deals = sum(len(match.deals) for match in report.new)
     kept_deals = N_(

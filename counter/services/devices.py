@@ -161,7 +161,6 @@ def started_beside(*, owner: str, match_id: int, asking: int | None) -> tuple[in
 
 
 def started_at_once(*, first: int, second: int) -> bool:
-    """Whether match ``second`` was started within :data:`AT_ONCE` of match ``first``."""
     found = select(Match.created_at).where(Match.id.in_((first, second))).order_by(Match.id)
     times = db.session.scalars(found).all()
     return len(times) == 2 and times[1] - times[0] <= AT_ONCE
@@ -179,13 +178,12 @@ def list_devices(*, owner: str, this_device: int | None) -> list[DeviceView]:
     rows = db.session.scalars(listed.order_by(DeviceRow.seen_at.desc(), DeviceRow.id)).all()
     removable = may_remove(owner=owner, device_id=this_device or 0)
     maker = next((row.brought_by for row in rows if row.id == this_device), None)
-    now = utcnow()
     return [
         DeviceView(
             row.id,
             row.label,
             row.created_at,
-            now if row.id == this_device else row.seen_at,
+            utcnow() if row.id == this_device else row.seen_at,
             row.id == this_device,
             row.id in removable,
             row.id == maker,
@@ -235,10 +233,8 @@ def let_go(*, owner: str, devices: Collection[int]) -> int:
 
 
 def holds(*, owner: str, device_id: int | None = None) -> bool:
-    held = select(DeviceRow.id).where(DeviceRow.owner == owner)
-    if device_id is not None:
-        held = held.where(DeviceRow.id == device_id)
-    return db.session.scalar(held.limit(1)) is not None
+    makers = _makers(owner)
+    return bool(makers) if device_id is None else device_id in makers
 
 
 @writes
@@ -247,12 +243,11 @@ def forget_device(*, owner: str, asking: int, device_id: int) -> None:
     if device_id not in may_remove(owner=owner, device_id=asking):
         if device_id == asking or not holds(owner=owner, device_id=device_id):
             raise NotFound(N_("That device no longer has these matches."))
-        raise Forbidden(
-            N_(
-                "This device came by a link, so it may remove only the devices it brought "
-                "itself. The device that shared the matches with it decides about the others."
-            )
+        message = N_(
+            "This device came by a link, so it may remove only the devices it brought "
+            "itself. The device that shared the matches with it decides about the others."
         )
+        raise Forbidden(message)
     if let_go(owner=owner, devices={device_id}) != 1:
         raise NotFound(N_("That device no longer has these matches."))
     # A link it may have made while it held the key would give the key back to it.

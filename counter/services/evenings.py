@@ -96,7 +96,6 @@ def create_evening(
 
 
 def list_evenings(*, owner: str | None) -> Sequence[Row[int, str, datetime, datetime | None]]:
-    """This browser's evenings, newest first: id, name, when it began and ended."""
     found = select(Evening.id, Evening.name, Evening.created_at, Evening.ended_at)
     found = found.where(Evening.owner == owner).order_by(Evening.id.desc())
     return db.session.execute(found).all()
@@ -213,8 +212,7 @@ def _draw(row: Evening, number: int) -> list[Pairing]:
         raise Gone(ENDED)
     if any(table.round >= number for table in row.tables):
         raise Conflict(N_("Round %(number)s has started already."), number=number)
-    players = _players(row)
-    drawn = rules.next_round(Format(row.format), players, _tables(row), row.rounds, row.uid)
+    drawn = rules.next_round(Format(row.format), _players(row), _tables(row), row.rounds, row.uid)
     if drawn is None:
         raise Conflict(N_("Every round of this evening has been played."))
     if drawn[0] != number:

@@ -25,9 +25,8 @@ def _asking(*, form: str, token: str, nonce: str, secret: str) -> tuple[str, Dev
     # The same form sent again with the same old cookie gets the same new token.
     parts = "\0".join((form, token, nonce)).encode()
     fresh = hmac.digest(secret.encode(), parts, "sha256").hex()[:32]
-    keys = db.session.execute(
-        select(DeviceRow.owner, DeviceRow.home).where(DeviceRow.token == token)
-    ).first()
+    found = select(DeviceRow.owner, DeviceRow.home).where(DeviceRow.token == token)
+    keys = db.session.execute(found).first()
     if keys is None:
         raise NotFound(N_("This device is not known here. Reload the page."))
     lock_owners(*filter(None, keys))
@@ -44,13 +43,15 @@ def _asking(*, form: str, token: str, nonce: str, secret: str) -> tuple[str, Dev
     return fresh, row
 
 
-def _give_token(row: DeviceRow, fresh: str) -> None:
-    """The old token becomes a device of its own that holds nothing, soon forgotten."""
+def _give_token(row: DeviceRow, fresh: str, watched: list[int]) -> None:
+    """The old token becomes a device of its own that holds nothing, soon forgotten; saved."""
     old, row.token, row.seen_at = row.token, fresh, utcnow()
     db.session.flush()  # the old token is free before a row takes it
     copies = DeviceRow(token=old, owner=new_key(), label=row.label, came_back=False)
     copies.replaced_at = utcnow()
     db.session.add(copies)
+    db.session.commit()
+    push.recheck(watched)
 
 
 @writes
@@ -68,10 +69,7 @@ def forget_others(*, token: str, nonce: str, secret: str) -> str:
         db.session.execute(update(Match).where(Match.owner == owner).values(share_token=None))
         handover.move_matches(source=owner, target=row.owner)
         db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
-    _give_token(row, fresh)
-    watched = match_ids(owner=row.owner)
-    db.session.commit()
-    push.recheck(watched)
+    _give_token(row, fresh, match_ids(owner=row.owner))
     return fresh
 
 
@@ -88,8 +86,6 @@ def erase_everything(*, token: str, nonce: str, secret: str) -> tuple[str, int |
         let_go(owner=owner, devices=may_remove(owner=owner, device_id=row.id))
     matches = erase_keys(erased)
     leave(row, owner=new_key())
-    _give_token(row, fresh)
-    db.session.commit()
-    push.recheck(watched)
+    _give_token(row, fresh, watched)
     empty_the_log()
     return fresh, matches

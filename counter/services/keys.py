@@ -107,13 +107,11 @@ def use_device_link(*, token: str, device: Device, bring_own: bool = False) -> s
             lock_owners(own, giver)  # no import or start adds to either meanwhile
             most = match_store.MAX_MATCHES_PER_BROWSER
             if repository.count(own) + repository.count(giver) > most:
-                raise match_store.TooManyMatches(
-                    N_(
-                        "Together the two devices keep more than %(most)s matches. Continue "
-                        "without bringing this device's own along, or delete some first."
-                    ),
-                    most=most,
+                message = N_(
+                    "Together the two devices keep more than %(most)s matches. Continue "
+                    "without bringing this device's own along, or delete some first."
                 )
+                raise match_store.TooManyMatches(message, most=most)
             move_matches(source=own, target=giver)
             db.session.execute(delete(DeviceLink).where(DeviceLink.owner == own))
             if own == home:

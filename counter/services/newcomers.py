@@ -14,6 +14,7 @@ from counter.storage.transactions import writes
 
 NEVER_BACK_AFTER = timedelta(hours=1)
 FORGET_AT_ONCE = 20
+HOLDING = (Match, DeviceLink, Evening)  # what a key may hold
 
 
 @writes
@@ -22,11 +23,8 @@ def forget_new(*, device_id: int) -> None:
     device = db.session.get(DeviceRow, device_id)
     if device is None or device.came_back:
         return
-    holds = [
-        select(table.id).where(table.owner == device.owner)
-        for table in (Match, DeviceLink, Evening)
-    ]
-    if all(db.session.scalar(each.limit(1)) is None for each in holds):
+    holding = (select(kind.id).where(kind.owner == device.owner) for kind in HOLDING)
+    if all(db.session.scalar(each.limit(1)) is None for each in holding):
         db.session.delete(device)
     db.session.commit()
 
