@@ -118,12 +118,10 @@ def read_document(raw: bytes | str) -> list[game.Match]:
             raise Invalid(N_("When the file was exported: %(problem)s"), problem=error) from None
     found = document["matches"]
     lists = [m["deals"] for m in found if isinstance(m, dict) and isinstance(m.get("deals"), list)]
-    for count, most, message in (
-        (len(found), MAX_MATCHES, TOO_MANY_MATCHES),
-        (sum(map(len, lists)), MAX_DEALS_PER_BROWSER, TOO_MANY_DEALS),
-    ):
-        if count > most:
-            raise TooLarge(message, count=count, most=most)
+    if len(found) > MAX_MATCHES:
+        raise TooLarge(TOO_MANY_MATCHES, count=len(found), most=MAX_MATCHES)
+    if (deals := sum(map(len, lists))) > MAX_DEALS_PER_BROWSER:
+        raise TooLarge(TOO_MANY_DEALS, count=deals, most=MAX_DEALS_PER_BROWSER)
     matches = []
     for index, match in enumerate(found):
         matches.append(_checked_match(index + 1, match))
@@ -229,12 +227,10 @@ def import_matches(
         "This browser would then keep more than %(most)s matches. Delete some "
         "first, or import into another browser."
     )
-    for kept, most, message in (
-        (repository.count_deals(owner) + new_deals, MAX_DEALS_PER_BROWSER, kept_deals),
-        (repository.count(owner) + len(report.new), MAX_MATCHES, kept_matches),
-    ):
-        if kept > most:
-            raise TooManyMatches(message, most=most)
+    if repository.count_deals(owner) + new_deals > MAX_DEALS_PER_BROWSER:
+        raise TooManyMatches(kept_deals, most=MAX_DEALS_PER_BROWSER)
+    if repository.count(owner) + len(report.new) > MAX_MATCHES:
+        raise TooManyMatches(kept_matches, most=MAX_MATCHES)
     try:
         for start in range(0, len(report.new), BATCH_MATCHES):
             repository.add_many(owner, report.new[start : start + BATCH_MATCHES])

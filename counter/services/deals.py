@@ -30,12 +30,8 @@ def record_deal(
 ) -> tuple[MatchView, bool]:
     """Record a deal (``seat`` None: a tie); returns the match and whether the deal is new."""
     stored = for_writing(owner=owner, match_id=match_id, device=device, default_names=default_names)
-    if (
-        request_id is not None
-        and stored.match.recorded_by(request_id) is None
-        and spent.request_spent(
-            match_id=stored.row.id, request_id=request_id, seat=seat, outcome=outcome
-        )
+    if spent.request_spent(
+        match_id=stored.row.id, request_id=request_id, seat=seat, outcome=outcome
     ):
         return _unchanged(stored), False
     at = utcnow()

@@ -26,6 +26,8 @@ from counter.storage.transactions import writes
 
 TABLES_KEPT = 8  # the table links a phone holds at once (a player may move tables)
 ENDED = N_("This evening has ended; its tables record nothing more.")
+SHARED_WITH_EVENING = ("id", "name", "game", "target", "board_token", "created_at")
+SHARED_WITH_TABLE = ("id", "round", "number", "match_id", "token")
 AWARDED = N_("The host has given this table's match to one player; it records nothing more.")
 
 
@@ -157,34 +159,25 @@ def _view(row: Evening) -> EveningView:
     except rules.RoundNotOver:
         drawn, over = None, False
     return EveningView(
-        id=row.id,
-        name=row.name,
         format=fmt,
-        game=row.game,
-        target=row.target,
-        board_token=row.board_token,
-        created_at=row.created_at,
         ended=row.ended_at is not None,
         players=players,
         rounds=rules.rounds_of(fmt, players, row.rounds),
         round=max((t.round for t in row.tables), default=0),
         tables=[
             TableView(
-                id=each.id,
-                round=each.round,
-                number=each.number,
                 names=(names[each.player1], names.get(each.player2)),
                 scores=(shown(table.scores[0], row.target), shown(table.scores[1], row.target)),
                 winner=names.get(table.winner),
-                match_id=each.match_id,
-                token=each.token,
                 awarded=each.awarded_to is not None,
+                **{name: getattr(each, name) for name in SHARED_WITH_TABLE},
             )
             for each, table in zip(row.tables, tables, strict=True)
         ],
         standings=rules.standings(fmt, players, tables),
         next=None if drawn is None else (drawn[0], [(names[a], names.get(b)) for a, b in drawn[1]]),
         done=over,
+        **{name: getattr(row, name) for name in SHARED_WITH_EVENING},
     )
 
 

@@ -36,6 +36,7 @@ class DealView:
 
 
 SHARED_WITH_DEAL = ("player", "outcome", "points", "created_at", "request_id", "rules")
+SHARED_WITH_MATCH = ("uid", "target", "created_at", "finished_at", "rules", "first_dealer", "game")
 
 
 @dataclass(frozen=True)
@@ -117,24 +118,18 @@ def view(stored: Stored, *, with_deals: bool = True) -> MatchView:
         session = session_standing(earlier, standing.winner, match.rules)
     return MatchView(
         id=row.id,
-        uid=match.uid,
-        target=match.target,
         players=(
             PlayerView(1, match.names[0], standing.scores[0], before[0] + marks * (tallied == 1)),
             PlayerView(2, match.names[1], standing.scores[1], before[1] + marks * (tallied == 2)),
         ),
         winner=standing.winner,
         deal_count=len(match.deals),
-        created_at=match.created_at,
-        finished_at=match.finished_at,
         played_at=row.played_at,
         deals=deals if with_deals else None,
-        rules=match.rules,
-        first_dealer=match.first_dealer,
         dealer=dealers[-1],
-        game=match.game,
         marks=marks,
         session=session,
+        **{name: getattr(match, name) for name in SHARED_WITH_MATCH},
     )
 
 

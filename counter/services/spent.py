@@ -73,10 +73,10 @@ _REQUEST = select(Spent.id, Spent.settings_digest).where(Spent.digest == bindpar
 
 
 def request_spent(
-    *, match_id: int | None, request_id: str, seat: Seat | None, outcome: Outcome
+    *, match_id: int | None, request_id: str | None, seat: Seat | None, outcome: Outcome
 ) -> bool:
     """Whether ``request_id`` recorded this deal in this match, gone since; refused if another."""
-    if match_id is None:
+    if match_id is None or request_id is None:
         return False
     digest = _digest("request", match_id, request_id)
     # Run after the match is locked, so that PostgreSQL shows the undo that held the lock.
