@@ -67,8 +67,7 @@ def shown_id(*, owner: str | None, device: Device | None) -> int | None:
 
 
 def list_matches(*, owner: str | None, page: int = 1, per_page: int = PAGE_SIZE) -> MatchPage:
-    total = count(owner=owner)
-    pages = max(1, math.ceil(total / per_page))
+    pages = max(1, math.ceil(count(owner=owner) / per_page))
     if not 1 <= page <= pages:
         message = N_("There is no page %(page)s; the history has %(pages)s.")
         raise MatchNotFound(message, page=page, pages=pages)
@@ -158,7 +157,6 @@ def for_writing(
 
 
 def saved(stored: Stored, at: datetime | None = None) -> MatchView:
-    """Save the match, commit and announce it; returns it as it is now."""
     repository.save(stored, at=at or utcnow())
     db.session.commit()
     push.changed(stored.row.id)

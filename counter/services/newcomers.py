@@ -31,10 +31,9 @@ def forget_new(*, device_id: int) -> None:
 
 def forget_never_back() -> int:
     """Forget some devices whose cookie never came back, and what only their keys hold."""
-    since = utcnow() - NEVER_BACK_AFTER
     stale = db.session.execute(
         select(DeviceRow.id, DeviceRow.owner, DeviceRow.home)
-        .where(~DeviceRow.came_back, DeviceRow.created_at < since)
+        .where(~DeviceRow.came_back, DeviceRow.created_at < utcnow() - NEVER_BACK_AFTER)
         .order_by(DeviceRow.id)
         .limit(FORGET_AT_ONCE)
         .with_for_update(skip_locked=True)
