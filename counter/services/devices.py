@@ -240,15 +240,14 @@ def holds(*, owner: str, device_id: int | None = None) -> bool:
 @writes
 def forget_device(*, owner: str, asking: int, device_id: int) -> None:
     """Another device, one ``asking`` may remove, no longer holds this key."""
-    if device_id not in may_remove(owner=owner, device_id=asking):
-        if device_id == asking or not holds(owner=owner, device_id=device_id):
-            raise NotFound(N_("That device no longer has these matches."))
+    removable = device_id in may_remove(owner=owner, device_id=asking)
+    if not removable and device_id != asking and holds(owner=owner, device_id=device_id):
         message = N_(
             "This device came by a link, so it may remove only the devices it brought "
             "itself. The device that shared the matches with it decides about the others."
         )
         raise Forbidden(message)
-    if let_go(owner=owner, devices={device_id}) != 1:
+    if not removable or let_go(owner=owner, devices={device_id}) != 1:
         raise NotFound(N_("That device no longer has these matches."))
     # A link it may have made while it held the key would give the key back to it.
     db.session.execute(delete(DeviceLink).where(DeviceLink.owner == owner))
