@@ -1,7 +1,5 @@
 """Export a browser's matches (rows for a spreadsheet, JSON for another browser); import them."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass

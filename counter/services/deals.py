@@ -1,7 +1,5 @@
 """Deals: record one, undo the last, correct or delete a past one."""
 
-from __future__ import annotations
-
 from datetime import datetime
 
 from counter.game.match import Deal

@@ -1,7 +1,5 @@
 """Devices: each phone or browser holding a key by its cookie's token, and its match shown."""
 
-from __future__ import annotations
-
 import secrets
 from collections.abc import Collection
 from dataclasses import dataclass

@@ -1,7 +1,5 @@
 """Club evenings: start one, draw its rounds, seat late players, withdraw, end it."""
 
-from __future__ import annotations
-
 import dataclasses
 import hashlib
 import secrets

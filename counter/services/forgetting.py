@@ -1,7 +1,5 @@
 """Forget other devices, erase everything: each gives the asking device a new cookie token."""
 
-from __future__ import annotations
-
 import hmac
 from datetime import timedelta
 

@@ -1,7 +1,5 @@
 """A browser's key, which owns its matches: hand it to another device by a one-time link."""
 
-from __future__ import annotations
-
 import hashlib
 import secrets
 from dataclasses import dataclass

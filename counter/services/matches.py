@@ -1,7 +1,5 @@
 """Matches: start one, read them, change their settings, continue or delete one."""
 
-from __future__ import annotations
-
 import math
 import uuid
 from datetime import datetime

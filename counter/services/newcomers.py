@@ -1,7 +1,5 @@
 """Devices made without a cookie: forgotten when they record nothing or never come back."""
 
-from __future__ import annotations
-
 from collections.abc import Collection
 from datetime import timedelta
 

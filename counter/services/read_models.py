@@ -1,7 +1,5 @@
 """Read models: matches as the pages and the API show them, worked out from the game's match."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from datetime import datetime
 

@@ -1,7 +1,5 @@
 """Read-only links to one match, for the other player's phone, until they are revoked."""
 
-from __future__ import annotations
-
 import secrets
 
 from sqlalchemy import select

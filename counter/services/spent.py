@@ -1,7 +1,5 @@
 """Spent uids and request ids (hashed) outlive an undo or delete: a late copy records nothing."""
 
-from __future__ import annotations
-
 import hashlib
 import json
 from collections.abc import Collection, Mapping

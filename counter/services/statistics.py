@@ -1,7 +1,5 @@
 """Statistics of a browser's matches per game and pair of players, with each game's own tally."""
 
-from __future__ import annotations
-
 from collections import Counter
 from dataclasses import dataclass, field
 
