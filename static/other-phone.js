@@ -7,8 +7,10 @@ import { decided } from "./choice.js";
 import * as outbox from "./outbox.js";
 
 // Each new match is offered once, however often its stream comes back (the server says
-// it again to every stream of the old match: a phone back at the table).
+// it again to every stream of the old match: a phone back at the table); one this phone
+// turned down is not offered again when the page is opened again.
 const offered = new Set();
+const STAYED = "santase-counter-stayed";
 // A deal tapped while an offer stands is asked about.
 let standing = null;
 
@@ -16,7 +18,7 @@ let standing = null;
 // where this match is over.
 export function offer(event) {
   const next = JSON.parse(event.data);
-  if (offered.has(next.id)) return;
+  if (offered.has(next.id) || localStorage.getItem(STAYED) === String(next.id)) return;
   offered.add(next.id);
   // Nothing is left to play here: both players tapping "New match" would start two.
   if (outbox.view().finished) {
@@ -36,14 +38,15 @@ export function offer(event) {
     " ",
     answer(next.button, () => follow(next.id)),
     " ",
-    answer(next.keep, () => withdrawOffer()),
+    answer(next.keep, () => withdrawOffer(true)),
   );
   $("[data-offer]")?.remove();
   $("[data-status]").before(message);
   standing = next;
 }
 
-function withdrawOffer() {
+function withdrawOffer(stay = false) {
+  if (stay) localStorage.setItem(STAYED, standing.id);
   $("[data-offer]")?.remove();
   standing = null;
 }
@@ -65,7 +68,7 @@ export async function dealGoesTo() {
     moreWords().then(said, () => {}); // unsaid offline without the words at hand
     return false;
   }
-  if (where === "old") withdrawOffer();
+  if (where === "old") withdrawOffer(true);
   return where === "old";
 }
 

@@ -563,6 +563,38 @@ def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
     tap(a, 2, "normal")  # asked nothing: the player chose this match
 
 
+# Counts the `next` events the page has handled (the offer's module run): a test can then
+# see that an offer said again was not shown.
+COUNT_NEXT = """
+const add = EventSource.prototype.addEventListener;
+window.nextHandled = 0;
+EventSource.prototype.addEventListener = function (type, listener, ...rest) {
+  const counted = (event) => {
+    listener(event);
+    import("/static/other-phone.js").then(() => setTimeout(() => window.nextHandled++));
+  };
+  return add.call(this, type, type === "next" ? counted : listener, ...rest);
+};
+"""
+
+
+def test_a_phone_that_stayed_on_its_match_is_not_offered_the_new_one_again(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """The server says the offer again to every stream of the old match; a page opened
+    again after "Stay on this one" keeps quiet about it."""
+    a, c = two_phones
+    start_new_match(c)
+    all_saved(c)
+    offer = a.locator("[data-offer]")
+    expect(offer).to_be_visible(timeout=LIVE_MS)
+    offer.get_by_role("button", name="Stay on this one").click()
+    a.add_init_script(COUNT_NEXT)
+    a.reload()
+    a.wait_for_function("() => window.nextHandled > 0", timeout=5 * LIVE_MS)
+    expect(offer).to_have_count(0)
+
+
 def offered_then_tapped(a: Page, c: Page) -> Any:
     """C starts a new match; A, offered it, taps +1 Boris: A is asked which match it is for."""
     start_new_match(c)
