@@ -107,6 +107,9 @@ export async function start(form, _button, tap) {
   const start = { kind: "start", uid: newId(), game, target, first_dealer: shown.dealer };
   tap.change({ ...start, ...(preset ?? {}), label: words.started });
   tap.started();
-  notify(fill(words.match[view().game].startedTo, { target: view().target }));
-  form.reset?.();
+  const started = view();
+  notify(fill(words.match[started.game].startedTo, { target: started.target }));
+  // The form offers the new match's game and target next, not those the page was drawn with.
+  const next = { game: started.game, target: started.target, preset: "" };
+  for (const [name, value] of Object.entries(next)) if (form.elements[name]) form.elements[name].value = value;
 }

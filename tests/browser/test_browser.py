@@ -235,6 +235,19 @@ def test_a_double_tap_on_the_winning_deal_does_not_start_a_new_match(page: Page)
     assert server_match(page)["winner"] == 1
 
 
+def test_the_new_match_under_a_won_match_starts_it_without_a_fault(page: Page) -> None:
+    page.goto("/")
+    page.locator(".targets button[value='7']").click()
+    for _ in range(3):
+        tap(page, 1, "schwarz")
+    next_tap(page)
+    page.locator(".result button").click()
+    expect(page.locator("[data-status]")).to_have_text("New match to 7 started.")
+    expect(score(page, 1)).to_have_text("0")
+    all_saved(page)
+    assert server_match(page)["winner"] is None
+
+
 def test_a_double_tap_on_undo_takes_back_one_deal(page: Page) -> None:
     held_clock(page)  # the two clicks of the double tap come at one moment of the page's time
     page.goto("/")

@@ -166,3 +166,13 @@ def test_best_of_three_in_bulgarian(bulgarian: Page) -> None:
     expect(session).to_have_text("Maria спечели серията с 2:0")
     all_saved(page)
     assert server_match(page)["session"] == [0, 2]
+
+
+def test_the_new_match_form_offers_the_game_just_started(german: Page) -> None:
+    """Not the game the page was first drawn with, which a second start would go back to."""
+    page = german
+    page.goto("/")
+    choose_schnapsen(page)
+    form = page.locator("form.new-match")
+    expect(form.locator("#new-game")).to_have_value("schnapsen")
+    expect(form.locator("[name=target][value='7']")).to_be_checked()
