@@ -34,13 +34,15 @@ class PairStats:
     matches: int = 0
     finished: int = 0
     deals: int = 0
+    finished_deals: int = 0  # those of the finished matches
     ties: int = 0  # deals at 65:65, won by nobody
     # The winner of each match played as best of three, in order.
     best_of_three_winners: list[str] = field(default_factory=list)
 
     @property
     def deals_per_match(self) -> float:
-        return self.deals / self.matches if self.matches else 0.0
+        """How long a finished match was, on average: one under way has not ended yet."""
+        return self.finished_deals / self.finished if self.finished else 0.0
 
     @property
     def outcomes(self) -> list[Outcome]:
@@ -77,13 +79,16 @@ def statistics(*, owner: str | None) -> list[PairStats]:
             tallied.tally += marks or 1
             if session == Session.BEST_OF_THREE:
                 pair.best_of_three_winners.append(winner.name)
-    counted = Match.game, Match.player1, Match.player2, Deal.player, Deal.outcome
+    finished = Match.won_by.is_not(None)
+    counted = Match.game, Match.player1, Match.player2, Deal.player, Deal.outcome, finished
     deals = select(*counted, func.count()).join(Deal.match).where(Match.owner == owner)
-    for game, first, second, seat, outcome, count in db.session.execute(deals.group_by(*counted)):
+    rows = db.session.execute(deals.group_by(*counted))
+    for game, first, second, seat, outcome, done, count in rows:
         counted_pair = pairs.get((game, frozenset((first, second))))
         if counted_pair is None:  # a match renamed or started since the first read (PostgreSQL)
             continue
         counted_pair.deals += count
+        counted_pair.finished_deals += count if done else 0
         if seat is None:
             counted_pair.ties += count
         else:
