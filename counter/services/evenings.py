@@ -74,7 +74,8 @@ def create_evening(
     if target not in TARGETS or preset not in PRESETS:
         raise Invalid(N_("Choose a target and house rules from the list."))
     game = PRESETS[preset].game
-    GAMES[game].check_target(target)
+    if target not in GAMES[game].targets:  # the form offers every game's targets
+        target = PRESETS[preset].target
     players = rules.check_players(names)
     if fmt == Format.SWISS and not 1 <= rounds < len(players):
         message = N_("With %(count)s players, play 1 to %(most)s rounds.")
@@ -287,14 +288,26 @@ def end_evening(*, owner: str, evening_id: int) -> None:
 _LINKED = select(Evening, EveningTable).join(EveningTable)
 
 
-def table_match(*, token: str) -> MatchView:
+@dataclass(frozen=True)
+class AtTable:
+    """A table's match, and where in the evening it is played."""
+
+    match: MatchView
+    evening: str
+    round: int
+    number: int
+
+
+def table_match(*, token: str) -> AtTable:
     found = _LINKED.where(EveningTable.token == token)
     row = db.session.execute(found).one_or_none() if queryable(token) else None
     if row is None:
         raise NotFound(N_("There is no such table."))
-    if row.Evening.ended_at is not None:
+    evening, table = row.Evening, row.EveningTable
+    if evening.ended_at is not None:
         raise Gone(ENDED)
-    return matches.get_match(owner=row.Evening.owner, match_id=row.EveningTable.match_id)
+    match = matches.get_match(owner=evening.owner, match_id=table.match_id)
+    return AtTable(match, evening.name, table.round, table.number)
 
 
 def _linked(tokens: list[str], match_id: int) -> Row[Evening, EveningTable] | None:

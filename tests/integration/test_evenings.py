@@ -197,6 +197,21 @@ def test_a_table_link_reaches_its_match_and_nothing_else(app: Flask, client: Fla
         assert len(db.session.get_one(Match, table.match_id).deals) == 1
 
 
+def test_a_tables_page_says_where_it_is_and_leaves_the_next_match_to_the_host(
+    app: Flask, client: FlaskClient
+) -> None:
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    phone = at_table(app, table.token)
+    win_match(phone, table.match_id)  # type: ignore[arg-type]
+    page = phone.get(f"/table/{table.token}").get_data(as_text=True)
+    assert "Петък · Round 1 · Table 1" in page
+    assert "The host starts the next round" in page
+    assert re.search(r'<form [^>]*action="/new" data-action="new" hidden>', page)
+    assert "New match, same players" not in page
+
+
 def test_the_table_link_stops_recording_when_the_evening_ends(
     app: Flask, client: FlaskClient
 ) -> None:
@@ -204,13 +219,28 @@ def test_the_table_link_stops_recording_when_the_evening_ends(
     start_round(client, evening, 1)
     (table,) = tables(app, evening, 1)
     phone = at_table(app, table.token)
-    assert host_form(client, f"/evenings/{evening}/end").status_code == 302
+    assert host_form(client, f"/evenings/{evening}/end", confirmed="1").status_code == 302
     refused = api_deal(phone, table.match_id, 1, "normal")  # type: ignore[arg-type]
     assert refused.status_code == 410
     assert "has ended" in refused.json["error"]
     assert phone.get(f"/table/{table.token}").status_code == 410
     with app.app_context():
         assert db.session.get_one(Match, table.match_id).deals == []
+
+
+def test_ending_an_evening_asks_first_and_says_when_rounds_are_left(
+    app: Flask, client: FlaskClient
+) -> None:
+    evening = create(client, SIX[:4])
+    start_round(client, evening, 1)
+    asked = host_form(client, f"/evenings/{evening}/end")
+    assert asked.status_code == 200
+    page = asked.get_data(as_text=True)
+    assert "End the evening?" in page
+    assert "Not every round has been played." in page
+    assert 'name="confirmed" value="1"' in page
+    with app.app_context():
+        assert db.session.scalar(select(Evening.ended_at)) is None
 
 
 @pytest.mark.parametrize(
@@ -313,21 +343,13 @@ def test_a_schnapsen_evening_starts_schnapsen_matches_counted_down(
     assert re.search(r"data-score>4:7<", board)  # 3 made of 7: 4 left to make
 
 
-def test_an_evening_to_a_target_its_game_is_not_played_to_is_refused(
+def test_an_evening_to_a_target_its_game_is_not_played_to_takes_the_games(
     app: Flask, client: FlaskClient
 ) -> None:
-    response = host_form(
-        client,
-        "/evenings",
-        name="Петък",
-        players="Ана\nБорис",
-        format="round_robin",
-        target="11",
-        preset="schnapsen",
-    )
-    assert response.status_code == 422
+    """The form offers every game's targets, 11 first: Schnapsen is a Bummerl from 7."""
+    evening = create(client, SIX[:2], preset="schnapsen", target="11")
     with app.app_context():
-        assert db.session.scalar(select(func.count(Evening.id))) == 0
+        assert db.session.get_one(Evening, evening).target == 7
 
 
 def test_an_evenings_writes_are_rate_limited(app: Flask) -> None:
@@ -529,7 +551,7 @@ def test_after_the_evening_a_table_form_goes_back_to_the_own_counter(
     start_round(client, evening, 1)
     (table,) = tables(app, evening, 1)
     assert client.get(f"/table/{table.token}").status_code == 200
-    assert host_form(client, f"/evenings/{evening}/end").status_code == 302
+    assert host_form(client, f"/evenings/{evening}/end", confirmed="1").status_code == 302
     page = client.get(f"/matches/{table.match_id}").get_data(as_text=True)
     form = {"csrf_token": page_field(page, "csrf_token"), "match_id": str(table.match_id)}
     recorded = client.post("/deals", data={**form, "player": "1", "outcome": "normal"})
