@@ -15,7 +15,7 @@ from werkzeug.wrappers import Response
 from counter.game.refusals import N_, Busy, Invalid, Refusal
 from counter.services import archive
 from counter.storage.timestamps import iso_utc
-from counter.web import limits, words
+from counter.web import i18n, limits, words
 from counter.web.browser import current_owner, ensure_device
 from counter.web.errors import shows_again
 from counter.web.import_size import MEGABYTE, check_size, import_limit
@@ -75,7 +75,8 @@ def write_csv(rows: Iterable[list[object]]) -> Iterator[str]:
     """The rows as CSV text, a row at a time, no cell a formula (OWASP: CSV injection)."""
     yield "\ufeff"  # a byte order mark, so that spreadsheets read the names as UTF-8
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    # Where a decimal takes a comma (bg, de), spreadsheets split a row at semicolons.
+    writer = csv.writer(buffer, delimiter=";" if "," in i18n.decimal(0.5) else ",")
     for row in rows:
         writer.writerow(
             ["'" + v if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for v in row]

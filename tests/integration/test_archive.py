@@ -165,6 +165,19 @@ def test_the_csv_has_a_row_per_deal_with_running_totals(client: FlaskClient) -> 
     assert rows[-2]["corrected"] != ""
 
 
+@pytest.mark.parametrize(("language", "delimiter"), [("en", ","), ("bg", ";"), ("de", ";")])
+def test_the_csv_splits_cells_as_the_languages_spreadsheets_do(
+    client: FlaskClient, language: str, delimiter: str
+) -> None:
+    """Excel in Bulgarian or German reads a comma as a decimal mark, not between cells."""
+    play_history(client)
+    client.set_cookie("lang", language)
+    text = client.get("/export.csv").get_data(as_text=True).removeprefix("\ufeff")
+    rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    assert len(rows) == 6
+    assert {len(row) for row in rows} == {len(rows[0])} != {1}
+
+
 def test_the_json_download_is_what_import_reads(
     client: FlaskClient, other_client: FlaskClient
 ) -> None:

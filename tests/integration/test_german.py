@@ -201,8 +201,8 @@ def test_the_spreadsheet_export_is_german(german: FlaskClient) -> None:
     match = api_start(german, game="schnapsen", players=["Sepp", "Resi"])
     api_play(german, match["id"], (1, "normal"))
     sheet = german.get("/export.csv").get_data(as_text=True)
-    assert sheet.lstrip("\ufeff").startswith("Partie,Begonnen,Spielart,Ziel")
-    assert ",Schnapsen,7," in sheet
+    assert sheet.lstrip("\ufeff").startswith("Partie;Begonnen;Spielart;Ziel")
+    assert ";Schnapsen;7;" in sheet  # split as a German spreadsheet reads it
     assert "Einfach" in sheet
 
 
@@ -221,7 +221,7 @@ def test_a_schnapsen_evening_names_its_game_and_its_csv_is_german(german: FlaskC
     page = german.get(evening.headers["Location"]).get_data(as_text=True)
     assert "Jeder gegen jeden · Schnapsen · bis 7 · 2 Spieler" in page
     sheet = german.get(evening.headers["Location"] + "/standings.csv").get_data(as_text=True)
-    assert sheet.lstrip("\ufeff").startswith("Platz,Spieler,Gespielt,Gewonnen,Differenz,Leben")
+    assert sheet.lstrip("\ufeff").startswith("Platz;Spieler;Gespielt;Gewonnen;Differenz;Leben")
 
 
 def test_a_schnapsen_match_is_a_bummerl_wherever_it_is_shown(german: FlaskClient) -> None:
