@@ -304,6 +304,19 @@ def test_no_late_player_once_everyone_plays_everyone(app: Flask, client: FlaskCl
     assert response.status_code == 409
 
 
+def test_the_printed_standings_name_the_game_and_each_winner(
+    app: Flask, client: FlaskClient
+) -> None:
+    evening = create(client, SIX[:2], preset="schnapsen", target="7")
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    win_match(at_table(app, table.token), table.match_id, player=2, target=7)  # type: ignore[arg-type]
+    page = client.get(f"/evenings/{evening}/standings").get_data(as_text=True)
+    assert " · Schnapsen · to 7</p>" in page
+    assert f"<td><strong>{SIX[1]}</strong></td>" in page
+    assert f"<td>{SIX[0]}</td>" in page
+
+
 def test_the_board_and_the_history(app: Flask, client: FlaskClient) -> None:
     evening = create(client, SIX[:2])
     start_round(client, evening, 1)
