@@ -23,7 +23,7 @@ bp = limits.writes(Blueprint("evenings", __name__))
 FORMATS = {
     Format.ROUND_ROBIN: N_("Everyone plays everyone"),
     Format.SWISS: N_("Rounds with fresh pairings (Swiss)"),
-    Format.LIVES: N_("Three lives"),
+    Format.LIVES: N_("Three lives: out after three lost matches"),
 }
 CSV_HEADS = (N_("place"), N_("player"), N_("played"), N_("won"), N_("difference"), N_("lives"))
 

@@ -326,7 +326,9 @@ def test_the_board_and_the_history(app: Flask, client: FlaskClient) -> None:
         token = db.session.get_one(Evening, evening).board_token
     board = app.test_client().get(f"/board/{token}").get_data(as_text=True)
     assert re.search(r"data-score>3:0<", board)
-    assert "Петък" in client.get("/evenings").get_data(as_text=True)
+    listed = client.get("/evenings").get_data(as_text=True)
+    assert "Петък" in listed
+    assert "/static/evening.css" in listed  # the form's own layout
     assert client.get(f"/evenings/{evening}/standings").status_code == 200
     exported = client.get("/api/export").json["matches"]  # type: ignore[index]
     assert [m["uid"] for m in exported] == [table_uid(app, table.match_id)]
