@@ -1,5 +1,6 @@
 """A club evening's rules: who plays whom each round (drawn again, the same), the standings."""
 
+import dataclasses
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ class Standing:
     difference: int
     lives: int | None  # three lives only
     out_in: int | None  # the round that took the last life
+    place: int = 0  # shared by players level on every count
 
 
 def check_players(names: Sequence[str]) -> list[str]:
@@ -135,16 +137,26 @@ def _pair(
 
 
 def standings(fmt: Format, players: Sequence[Player], tables: Sequence[Table]) -> list[Standing]:
-    """Matches won, then the game-point difference, then the match between the two tied."""
+    """Matches won, then the game-point difference, then the match between the two tied;
+    players still level share a place (listed by name)."""
     rows = [_standing(fmt, player, tables) for player in players]
     rows.sort(key=lambda row: (_rank_key(row), row.player.name.casefold()))
+    settled: set[int] = set()  # the rows that their match with the one level with them placed
     for i in range(len(rows) - 1):
         a, b = rows[i], rows[i + 1]
         tied = [row for row in rows if _rank_key(row) == _rank_key(a)]
-        beaten = any(t.winner == b.player.id and a.player.id in t.players for t in tables)
-        if tied == [a, b] and beaten:
-            rows[i], rows[i + 1] = b, a
-    return rows
+        if tied == [a, b] and _beat(a, b, tables) != _beat(b, a, tables):
+            rows[i], rows[i + 1] = (b, a) if _beat(b, a, tables) else (a, b)
+            settled |= {i + 1}
+    places: list[int] = []
+    for i, row in enumerate(rows):
+        level = i > 0 and _rank_key(rows[i - 1]) == _rank_key(row) and i not in settled
+        places.append(places[-1] if level else i + 1)
+    return [dataclasses.replace(row, place=place) for row, place in zip(rows, places, strict=True)]
+
+
+def _beat(winner: Standing, loser: Standing, tables: Sequence[Table]) -> bool:
+    return any(t.winner == winner.player.id and loser.player.id in t.players for t in tables)
 
 
 def _rank_key(row: Standing) -> tuple[int, ...]:

@@ -139,9 +139,9 @@ def standings(evening_id: int) -> str:
 def standings_csv(evening_id: int) -> ResponseBase:
     shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
     rows: list[list[object]] = [[gettext(head) for head in CSV_HEADS]]
-    for place, row in enumerate(shown.standings, 1):
+    for row in shown.standings:
         lives = "" if row.lives is None else row.lives
-        rows.append([place, row.player.name, row.played, row.won, row.difference, lives])
+        rows.append([row.place, row.player.name, row.played, row.won, row.difference, lives])
     csv = write_csv(rows)
     return download(csv, extension="csv", mimetype="text/csv", stem=f"evening-{shown.id}")
 

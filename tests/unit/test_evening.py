@@ -166,6 +166,31 @@ def test_order_of_standings(tables: list[Table], order: list[int]) -> None:
     assert [row.player.id for row in standings(Format.SWISS, people, tables)] == order
 
 
+@pytest.mark.parametrize(
+    ("tables", "places"),
+    [
+        # all level but for one: the two who drew level share second place
+        ([Table(1, (1, 2), (11, 5), 1), Table(1, (3, 4), (11, 5), 3)], [1, 1, 3, 3]),
+        # level on wins and difference, but one beat the other: no place shared
+        (
+            [
+                Table(1, (2, 1), (11, 9), 2),
+                Table(2, (1, 3), (11, 5), 1),
+                Table(2, (2, 4), (11, 5), 2),
+                Table(3, (1, 4), (11, 9), 1),
+                Table(3, (2, 3), (9, 11), 3),
+            ],
+            [1, 2, 3, 4],
+        ),
+        # nothing played yet: everyone first
+        ([], [1, 1, 1, 1]),
+    ],
+)
+def test_players_level_on_every_count_share_a_place(tables: list[Table], places: list[int]) -> None:
+    people = players(4)
+    assert [row.place for row in standings(Format.SWISS, people, tables)] == places
+
+
 def test_withdrawn_players_opponents_sit_out() -> None:
     people = [*players(3), Player(4, "P04", left=1)]
     _number, pairs = next_round(Format.ROUND_ROBIN, people, [], 0, "s") or (0, [])
