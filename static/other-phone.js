@@ -18,13 +18,14 @@ let standing = null;
 // where this match is over.
 export function offer(event) {
   const next = JSON.parse(event.data);
-  if (offered.has(next.id) || localStorage.getItem(STAYED) === String(next.id)) return;
+  if (offered.has(next.id)) return;
   offered.add(next.id);
   // Nothing is left to play here: both players tapping "New match" would start two.
   if (outbox.view().finished) {
     follow(next.id).then((followed) => followed && notify(next.text));
     return;
   }
+  if (localStorage.getItem(STAYED) === String(next.id)) return;
   // Beside the status line, not in it: a tap's confirmation does not take it away.
   const message = element("p", { className: "message offer" });
   message.dataset.offer = next.id;
@@ -46,8 +47,12 @@ export function offer(event) {
 }
 
 function withdrawOffer(stay = false) {
-  if (stay) localStorage.setItem(STAYED, standing.id);
   $("[data-offer]")?.remove();
+  try {
+    if (stay) localStorage.setItem(STAYED, standing.id);
+  } catch {
+    // storage full or refused: offered again on the next reload, nothing worse
+  }
   standing = null;
 }
 

@@ -595,6 +595,26 @@ def test_a_phone_that_stayed_on_its_match_is_not_offered_the_new_one_again(
     expect(offer).to_have_count(0)
 
 
+def test_a_phone_that_stayed_and_then_won_its_match_is_brought_to_the_new_one(
+    two_phones: tuple[Page, Page],
+) -> None:
+    """Turned down while there was play left; once won, the new match is no longer offered
+    but shown, so that a second "New match" does not start another."""
+    a, c = two_phones
+    start_new_match(c)
+    all_saved(c)
+    offer = a.locator("[data-offer]")
+    expect(offer).to_be_visible(timeout=LIVE_MS)
+    offer.get_by_role("button", name="Stay on this one").click()
+    for _ in range(4):
+        tap(a, 1, "schwarz")
+    expect(a.locator("[data-result]")).to_be_visible()
+    all_saved(a)
+    a.reload()
+    expect(a.locator("[data-status]")).to_contain_text("Another phone started a new match")
+    assert match_of(a)["id"] == match_of(c)["id"]
+
+
 def offered_then_tapped(a: Page, c: Page) -> Any:
     """C starts a new match; A, offered it, taps +1 Boris: A is asked which match it is for."""
     start_new_match(c)
