@@ -141,16 +141,17 @@ def standings(fmt: Format, players: Sequence[Player], tables: Sequence[Table]) -
     players still level share a place (listed by name)."""
     rows = [_standing(fmt, player, tables) for player in players]
     rows.sort(key=lambda row: (_rank_key(row), row.player.name.casefold()))
-    settled: set[int] = set()  # the rows that their match with the one level with them placed
+    placed_below: set[int] = set()  # rows below the one level with them by their match
     for i in range(len(rows) - 1):
         a, b = rows[i], rows[i + 1]
         tied = [row for row in rows if _rank_key(row) == _rank_key(a)]
-        if tied == [a, b] and _beat(a, b, tables) != _beat(b, a, tables):
-            rows[i], rows[i + 1] = (b, a) if _beat(b, a, tables) else (a, b)
-            settled |= {i + 1}
+        a_won, b_won = _beat(a, b, tables), _beat(b, a, tables)
+        if tied == [a, b] and a_won != b_won:
+            rows[i], rows[i + 1] = (b, a) if b_won else (a, b)
+            placed_below.add(i + 1)
     places: list[int] = []
     for i, row in enumerate(rows):
-        level = i > 0 and _rank_key(rows[i - 1]) == _rank_key(row) and i not in settled
+        level = i > 0 and _rank_key(rows[i - 1]) == _rank_key(row) and i not in placed_below
         places.append(places[-1] if level else i + 1)
     return [dataclasses.replace(row, place=place) for row, place in zip(rows, places, strict=True)]
 

@@ -289,25 +289,23 @@ _LINKED = select(Evening, EveningTable).join(EveningTable)
 
 
 @dataclass(frozen=True)
-class AtTable:
-    """A table's match, and where in the evening it is played."""
+class TablePlace:
+    """Where in its evening a table's match is played, and the link that opens it."""
 
-    match: MatchView
+    token: str
     evening: str
     round: int
     number: int
 
 
-def table_match(*, token: str) -> AtTable:
+def table_match(*, token: str) -> MatchView:
     found = _LINKED.where(EveningTable.token == token)
     row = db.session.execute(found).one_or_none() if queryable(token) else None
     if row is None:
         raise NotFound(N_("There is no such table."))
-    evening, table = row.Evening, row.EveningTable
-    if evening.ended_at is not None:
+    if row.Evening.ended_at is not None:
         raise Gone(ENDED)
-    match = matches.get_match(owner=evening.owner, match_id=table.match_id)
-    return AtTable(match, evening.name, table.round, table.number)
+    return matches.get_match(owner=row.Evening.owner, match_id=row.EveningTable.match_id)
 
 
 def _linked(tokens: list[str], match_id: int) -> Row[Evening, EveningTable] | None:
@@ -317,10 +315,13 @@ def _linked(tokens: list[str], match_id: int) -> Row[Evening, EveningTable] | No
     return db.session.execute(found.limit(1)).one_or_none() if usable else None
 
 
-def table_token(*, tokens: list[str], match_id: int) -> str | None:
-    """Which of these links opens the match while its evening is on, if one does."""
+def table_place(*, tokens: list[str], match_id: int) -> TablePlace | None:
+    """Which of these links opens the match while its evening is on, if one does, and where."""
     row = _linked(tokens, match_id)
-    return row.EveningTable.token if row is not None and row.Evening.ended_at is None else None
+    if row is None or row.Evening.ended_at is not None:
+        return None
+    table = row.EveningTable
+    return TablePlace(str(table.token), row.Evening.name, table.round, table.number)
 
 
 def table_host(

@@ -93,13 +93,17 @@ def owner_of(match_id: int, *, reading: bool = False) -> str:
     return host or own_key(match_id)
 
 
+def table_of(match_id: int | None) -> evenings.TablePlace | None:
+    """The club evening's table this browser opened ``match_id`` at, while the evening is on."""
+    if match_id is None or not (links := _table_links()):
+        return None
+    return evenings.table_place(tokens=links, match_id=match_id)
+
+
 def counter_of(match_id: int | None) -> str:
     """The counter page a form about ``match_id`` goes back to: its table link's, or this one's."""
-    if match_id is not None and (links := _table_links()):
-        token = evenings.table_token(tokens=links, match_id=match_id)
-        if token is not None:
-            return url_for("evenings.table", token=token)
-    return url_for("play.home")
+    table = table_of(match_id)
+    return url_for("play.home") if table is None else url_for("evenings.table", token=table.token)
 
 
 def changed() -> None:

@@ -109,23 +109,27 @@ def award(evening_id: int, table_id: int) -> ResponseBase:
 @bp.post("/evenings/<id:evening_id>/end")
 @shows_again(_again)
 def end(evening_id: int) -> ResponseBase | str:
-    shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
-    if not forms.confirmed() and not shown.ended:
-        said = [
-            gettext("The standings stay as they are, and the tables record nothing more."),
-            gettext("An evening ended cannot be opened again."),
-        ]
-        if not shown.done:
-            said.insert(1, gettext("Not every round has been played."))
-        return forms.confirm_page(
-            title=gettext("End the evening?"),
-            message=" ".join(said),
-            button=gettext("End the evening"),
-            danger=True,
-            back=url_for("evenings.show", evening_id=evening_id),
-        )
+    if not forms.confirmed():
+        shown = evenings.get_evening(owner=current_owner(), evening_id=evening_id)
+        if not shown.ended:  # ended already: end_evening says so
+            return _confirm_end(shown)
     evenings.end_evening(owner=ensure_owner(), evening_id=evening_id)
     return _back(evening_id)
+
+
+def _confirm_end(shown: evenings.EveningView) -> str:
+    said = [] if shown.done else [gettext("Not every round has been played.")]
+    said += [
+        gettext("The standings stay as they are, and the tables record nothing more."),
+        gettext("An ended evening cannot be reopened."),
+    ]
+    return forms.confirm_page(
+        title=gettext("End the evening?"),
+        message=" ".join(said),
+        button=gettext("End the evening"),
+        danger=True,
+        back=url_for("evenings.show", evening_id=shown.id),
+    )
 
 
 @bp.get("/evenings/<id:evening_id>/standings")
@@ -172,7 +176,7 @@ def board_events(token: str) -> Response:
 @bp.get("/table/<token>")
 def table(token: str) -> str:
     """A table's match, which this phone may record in until the evening ends."""
-    at = evenings.table_match(token=token)
+    match = evenings.table_match(token=token)
     held = [each for each in session.get(SESSION_TABLES, []) if each != token]
     session[SESSION_TABLES] = [token, *held][: evenings.TABLES_KEPT]
-    return play.render_home(at.match, table=at)
+    return play.render_home(match)

@@ -15,20 +15,24 @@ from counter.game.match import NothingToUndo
 from counter.game.refusals import N_, Malformed, Refusal
 from counter.game.scoring import TargetWouldReopenMatch
 from counter.services import deals, matches
-from counter.services.evenings import AtTable
 from counter.services.read_models import MatchView, blank_match
 from counter.storage.repository import MatchNotFound
 from counter.web import forms, i18n, limits, shapes, words
-from counter.web.browser import counter_of, current_owner, ensure_device, owner_of, this_device
+from counter.web.browser import (
+    counter_of,
+    current_owner,
+    ensure_device,
+    owner_of,
+    table_of,
+    this_device,
+)
 from counter.web.errors import shows_again
 
 bp = limits.writes(Blueprint("play", __name__))
 
 
 @bp.get("/", endpoint="home")
-def render_home(
-    match: MatchView | None = None, error: Refusal | None = None, table: AtTable | None = None
-) -> str:
+def render_home(match: MatchView | None = None, error: Refusal | None = None) -> str:
     match = (
         match
         or _match_of_form()
@@ -45,7 +49,7 @@ def render_home(
         words=words.script_words(),
         state={"match": _for_the_script(match), "rules": rulebook.for_the_script()},
         plain_http=plain_http(),
-        table=table,  # a club evening's table: its next match is the host's next round
+        table=table_of(match.id),  # a club evening's: its next match is the host's next round
     )
 
 

@@ -210,6 +210,10 @@ def test_a_tables_page_says_where_it_is_and_leaves_the_next_match_to_the_host(
     assert "The host starts the next round" in page
     assert re.search(r'<form [^>]*action="/new" data-action="new" hidden>', page)
     assert "New match, same players" not in page
+    form = {"csrf_token": page_field(page, "csrf_token"), "match_id": str(table.match_id)}
+    refused = phone.post("/deals", data={**form, "player": "1", "outcome": "normal"})
+    assert refused.status_code == 409  # the page drawn again is still the table's
+    assert "Петък · Round 1 · Table 1" in refused.get_data(as_text=True)
 
 
 def test_the_table_link_stops_recording_when_the_evening_ends(

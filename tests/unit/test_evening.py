@@ -169,8 +169,17 @@ def test_order_of_standings(tables: list[Table], order: list[int]) -> None:
 @pytest.mark.parametrize(
     ("tables", "places"),
     [
-        # all level but for one: the two who drew level share second place
+        # two won by the same margin, two lost by it: each pair shares its place
         ([Table(1, (1, 2), (11, 5), 1), Table(1, (3, 4), (11, 5), 3)], [1, 1, 3, 3]),
+        # three level, one of whom beat another: the match between two does not part three
+        (
+            [
+                Table(1, (1, 2), (11, 5), 1),
+                Table(2, (2, 3), (11, 5), 2),
+                Table(3, (3, 1), (11, 5), 3),
+            ],
+            [1, 1, 1, 4],
+        ),
         # level on wins and difference, but one beat the other: no place shared
         (
             [
@@ -189,6 +198,19 @@ def test_order_of_standings(tables: list[Table], order: list[int]) -> None:
 def test_players_level_on_every_count_share_a_place(tables: list[Table], places: list[int]) -> None:
     people = players(4)
     assert [row.place for row in standings(Format.SWISS, people, tables)] == places
+
+
+def test_three_lives_shares_a_place_among_the_level_living_and_fallen() -> None:
+    """1 and 4 won every match, 2 and 3 lost their third in round 3; 5 withdrew after
+    round 1, and so fell before them."""
+    people = [*players(4), Player(5, "P05", left=1)]
+    tables = [
+        Table(round_number, pair, (11, 0), pair[0])
+        for round_number in (1, 2, 3)
+        for pair in ((1, 2), (4, 3))
+    ]
+    rows = standings(Format.LIVES, people, tables)
+    assert [(row.player.id, row.place) for row in rows] == [(1, 1), (4, 1), (2, 3), (3, 3), (5, 5)]
 
 
 def test_withdrawn_players_opponents_sit_out() -> None:
