@@ -414,7 +414,11 @@ def wrk(
         finished = subprocess.run([*command, base + path], capture_output=True, text=True)
         if finished.returncode == 0:
             return parse_wrk(finished.stdout)
-    raise RuntimeError(f"wrk {base + path} failed: {finished.stderr or finished.stdout}")
+    # The log's folder goes with the run: say the server's last words here, where CI shows them.
+    log = folder / f"{base.rsplit(':', 1)[1]}.log"
+    said = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
+    failed = finished.stderr or finished.stdout
+    raise RuntimeError(f"wrk {base + path} failed: {failed}\nThe server's log ended:\n{said}")
 
 
 def parse_wrk(output: str) -> Run:
