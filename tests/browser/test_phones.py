@@ -563,6 +563,16 @@ def test_the_offer_of_another_phones_new_match_stays_until_it_is_answered(
     tap(a, 2, "normal")  # asked nothing: the player chose this match
 
 
+def stayed(a: Page, c: Page) -> None:
+    """C starts a new match; A, offered it, stays on its own."""
+    start_new_match(c)
+    all_saved(c)
+    offer = a.locator("[data-offer]")
+    expect(offer).to_be_visible(timeout=LIVE_MS)
+    offer.get_by_role("button", name="Stay on this one").click()
+    expect(offer).to_have_count(0)
+
+
 # Counts the `next` events the page has handled (the offer's module run): a test can then
 # see that an offer said again was not shown.
 COUNT_NEXT = """
@@ -584,15 +594,11 @@ def test_a_phone_that_stayed_on_its_match_is_not_offered_the_new_one_again(
     """The server says the offer again to every stream of the old match; a page opened
     again after "Stay on this one" keeps quiet about it."""
     a, c = two_phones
-    start_new_match(c)
-    all_saved(c)
-    offer = a.locator("[data-offer]")
-    expect(offer).to_be_visible(timeout=LIVE_MS)
-    offer.get_by_role("button", name="Stay on this one").click()
+    stayed(a, c)
     a.add_init_script(COUNT_NEXT)
     a.reload()
     a.wait_for_function("() => window.nextHandled > 0", timeout=5 * LIVE_MS)
-    expect(offer).to_have_count(0)
+    expect(a.locator("[data-offer]")).to_have_count(0)
 
 
 def test_a_phone_that_stayed_and_then_won_its_match_is_brought_to_the_new_one(
@@ -601,11 +607,7 @@ def test_a_phone_that_stayed_and_then_won_its_match_is_brought_to_the_new_one(
     """Turned down while there was play left; once won, the new match is no longer offered
     but shown, so that a second "New match" does not start another."""
     a, c = two_phones
-    start_new_match(c)
-    all_saved(c)
-    offer = a.locator("[data-offer]")
-    expect(offer).to_be_visible(timeout=LIVE_MS)
-    offer.get_by_role("button", name="Stay on this one").click()
+    stayed(a, c)
     for _ in range(4):
         tap(a, 1, "schwarz")
     expect(a.locator("[data-result]")).to_be_visible()

@@ -82,6 +82,14 @@ def table_uid(app: Flask, match_id: int | None) -> str:
         return db.session.get_one(Match, match_id).uid
 
 
+def one_table(app: Flask, client: FlaskClient) -> tuple[int, EveningTable, FlaskClient]:
+    """An evening of two with its first round started: it, its one table, a phone there."""
+    evening = create(client, SIX[:2])
+    start_round(client, evening, 1)
+    (table,) = tables(app, evening, 1)
+    return evening, table, at_table(app, table.token)
+
+
 def standings(client: FlaskClient, evening: int) -> list[list[str]]:
     csv = client.get(f"/evenings/{evening}/standings.csv").get_data(as_text=True)
     return [line.split(",") for line in csv.strip().splitlines()[1:]]
@@ -179,10 +187,7 @@ def test_an_absent_players_match_is_ended_by_the_host(app: Flask, client: FlaskC
 
 def test_a_table_link_reaches_its_match_and_nothing_else(app: Flask, client: FlaskClient) -> None:
     own = api_start(client, players=["Иван", "Мария"])["id"]
-    evening = create(client, SIX[:2])
-    start_round(client, evening, 1)
-    (table,) = tables(app, evening, 1)
-    phone = at_table(app, table.token)
+    evening, table, phone = one_table(app, client)
     assert api_deal(phone, table.match_id, 1, "normal").status_code == 201  # type: ignore[arg-type]
     assert phone.get(f"/api/matches/{table.match_id}").status_code == 200
     assert phone.get(f"/api/matches/{own}").status_code == 404
@@ -200,10 +205,7 @@ def test_a_table_link_reaches_its_match_and_nothing_else(app: Flask, client: Fla
 def test_a_tables_page_says_where_it_is_and_leaves_the_next_match_to_the_host(
     app: Flask, client: FlaskClient
 ) -> None:
-    evening = create(client, SIX[:2])
-    start_round(client, evening, 1)
-    (table,) = tables(app, evening, 1)
-    phone = at_table(app, table.token)
+    _evening, table, phone = one_table(app, client)
     win_match(phone, table.match_id)  # type: ignore[arg-type]
     page = phone.get(f"/table/{table.token}").get_data(as_text=True)
     assert "Петък · Round 1 · Table 1" in page
@@ -219,10 +221,7 @@ def test_a_tables_page_says_where_it_is_and_leaves_the_next_match_to_the_host(
 def test_the_table_link_stops_recording_when_the_evening_ends(
     app: Flask, client: FlaskClient
 ) -> None:
-    evening = create(client, SIX[:2])
-    start_round(client, evening, 1)
-    (table,) = tables(app, evening, 1)
-    phone = at_table(app, table.token)
+    evening, table, phone = one_table(app, client)
     assert host_form(client, f"/evenings/{evening}/end", confirmed="1").status_code == 302
     refused = api_deal(phone, table.match_id, 1, "normal")  # type: ignore[arg-type]
     assert refused.status_code == 410
@@ -439,10 +438,7 @@ def test_a_late_player_without_a_name_is_refused(app: Flask, client: FlaskClient
 
 
 def test_an_awarded_table_records_nothing_more(app: Flask, client: FlaskClient) -> None:
-    evening = create(client, SIX[:2])
-    start_round(client, evening, 1)
-    (table,) = tables(app, evening, 1)
-    phone = at_table(app, table.token)
+    evening, table, phone = one_table(app, client)
     award = f"/evenings/{evening}/tables/{table.id}/award"
     assert host_form(client, award, player=str(table.player1)).status_code == 302
     refused = api_deal(phone, table.match_id, 1, "normal")  # type: ignore[arg-type]
@@ -465,10 +461,7 @@ def test_the_standings_csv_is_safe_in_a_spreadsheet(client: FlaskClient) -> None
 
 def table_phone_form(app: Flask, client: FlaskClient) -> tuple[FlaskClient, int, dict[str, str]]:
     """A phone at the only table of a new evening, without script: its page's form fields."""
-    evening = create(client, SIX[:2])
-    start_round(client, evening, 1)
-    (table,) = tables(app, evening, 1)
-    phone = at_table(app, table.token)
+    _evening, table, phone = one_table(app, client)
     page = phone.get(f"/table/{table.token}").get_data(as_text=True)
     fields = {name: page_field(page, name) for name in ("csrf_token", "match_id", "request_id")}
     return phone, table.match_id, fields  # type: ignore[return-value]
